@@ -555,11 +555,12 @@ class IDebugger(Protocol):
         """The frame a watch on `expression` belongs to: None when it reads globals only."""
         ...
 
-    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False, level: int = 0) -> None:
         """Run until `thread_id` reaches `location` ("file:line", "function", "*address")
-        in the current frame or an outer one (in any frame with `anywhere`: gdb's
-        `advance`), or the current frame returns, whichever comes first (gdb's `until
-        LOCATION`); a Stopped(STEP) follows, its description says which."""
+        in the frame at `level` (an inlined call's: the function it is in) or an outer one
+        (in any frame with `anywhere`: gdb's `advance`), or that frame returns, whichever
+        comes first (gdb's `until LOCATION`, by the selected frame); a Stopped(STEP)
+        follows, its description says which."""
         ...
 
     def step(self, thread_id: int, kind: StepKind, level: int = 0) -> None:

@@ -131,3 +131,13 @@ def test_an_inlined_call_names_its_function_in_its_frame_like_gdb(builder: Build
     got = output_like_gdb(program, ["break src_inline.c:15", "run", "bt", *at_each * 3])
     assert re.search(r"\$1 = \{int \(int, int\)\} 0x[0-9a-f]+ <main\+\d+>", got)  # clamp in its frame
     assert 'No symbol "scale" in current context.' in got
+
+
+def test_until_and_advance_go_by_the_selected_frame_like_gdb(builder: Builder) -> None:
+    """gdb's until/advance LOCATION stop at the selected frame's return (an inlined call's:
+    the function it is in), and until's location only in that frame or an outer one; they
+    went by frame 0 (sink's return stopped them in scale)."""
+    program = builder.build("src_inline", FLAGS)
+    got = output_like_gdb(program, ["break sink", "run", "up", "advance 43", "bt", "continue", "up 2", "advance 45",
+                                    "bt", "delete", "run", "up", "until 44", "bt", "run", "up 2", "until 43", "bt"])  # fmt: skip
+    assert "main () at" in got and "\nscale (factor=2, x=19) at" not in got  # no stop in scale

@@ -319,7 +319,7 @@ class FakeSourceLevel:
         def remove_breakpoint(self, breakpoint_id: int) -> None:
             raise NotImplementedError
 
-    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False, level: int = 0) -> None:
         places = self.resolve_location(location)
         if not places:
             raise ProtocolError(f'No location "{location}" in the program.')

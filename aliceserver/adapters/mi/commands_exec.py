@@ -183,7 +183,7 @@ def until(ctx: Context, location: str | None, kind: str = "until-location", anyw
     if not session.debugger.resolve_location(spec):
         raise MiError(session.breakpoints.not_found(spec))
     session.before_resume()
-    session.debugger.run_until(tid, spec, anywhere)
+    session.debugger.run_until(tid, spec, anywhere, session.inferior.selected_level)  # gdb: the selected frame
     return _running(ctx, kind)
 
 

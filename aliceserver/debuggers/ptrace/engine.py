@@ -424,8 +424,8 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
     def step(self, thread_id: int, kind: StepKind, level: int = 0) -> None:
         self._stepping.step(thread_id, kind, level)
 
-    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
-        self._stepping.run_until(thread_id, location, anywhere)
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False, level: int = 0) -> None:
+        self._stepping.run_until(thread_id, location, anywhere, level)
 
     def set_call_options(self, *, unwind_on_signal: bool | None = None, may_call: bool | None = None,
                          strict_types: bool | None = None) -> None:

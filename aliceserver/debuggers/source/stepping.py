@@ -173,6 +173,10 @@ class StepPlan:
     leave_depth: int | None = None
     out_of_inlined: bool = False  # a finish out of an inlined call, done as a step
     anywhere: bool = False  # UNTIL: the targets count in any frame (gdb's advance)
+    # UNTIL with an outer frame selected (gdb's until and advance go by the selected frame):
+    # rsp in that frame, and its return (address, rsp; None: the outermost frame's)
+    selected_sp: int | None = None
+    selected_return: tuple[int, int] | None = None
     ranged: bool = False  # the move under way steps a range, calls in it included
     stopped: bool = False  # a move has stopped: the stub has answered since the request
     # gdb's skip list: True for a function entered (at its first pc) that `step` goes over.
@@ -204,9 +208,10 @@ class StepPlan:
         if self.kind is StepKind.UNTIL and self.targets:
             # The location in this frame or an outer one (in any, for advance), or this
             # frame's return: first wins.
-            at_least = 0 if self.anywhere else self.frame_sp
-            stops = [(address, at_least) for address in self.targets]
-            caller = self.oracle.caller(self.tid)
+            selected_sp = self.selected_sp
+            frame_sp = self.frame_sp if selected_sp is None else selected_sp
+            stops = [(address, 0 if self.anywhere else frame_sp) for address in self.targets]
+            caller = self.oracle.caller(self.tid) if selected_sp is None else self.selected_return
             if caller is not None:
                 stops.append(caller)
             self.phase = Phase.RETURNING

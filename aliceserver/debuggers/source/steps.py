@@ -97,7 +97,7 @@ class Stepping:
 
         self._engine.run_on_engine(go)
 
-    def run_until(self, thread_id: int, location: str, anywhere: bool = False) -> None:
+    def run_until(self, thread_id: int, location: str, anywhere: bool = False, level: int = 0) -> None:
         def go() -> None:
             control, pc = self._control.plan_start(thread_id)
             places = self._locations.resolve(location)
@@ -108,6 +108,9 @@ class Stepping:
             plan = StepPlan(StepKind.UNTIL, thread_id, self._oracle(thread_id), control)
             plan.targets = tuple(place.address for place in places)
             plan.anywhere = anywhere
+            if level > 0:
+                plan.selected_sp, plan.selected_return = self._selected_frame(
+                    thread_id, level + self._frames.hidden_inline(thread_id))
             self._start(plan, pc)
 
         self._engine.run_on_engine(go)
@@ -180,6 +183,21 @@ class Stepping:
         if frames[physical - 1].method == TAIL_CALL:
             raise Unsupported("finish out of an inlined call that a tail call left")
         return self._return_of(frames, physical - 1), depth
+
+    def _selected_frame(self, thread_id: int, level: int) -> tuple[int | None, tuple[int, int] | None]:
+        """For `until`/`advance` from unwound level `level`: rsp in the function it is (an
+        inlined call: the one it is in, gdb's stack frame id), as the CFA of the nearest
+        real frame inside unwinds it (None: not known, frame 0's then), and that function's
+        return (address, rsp; None for the outermost frame)."""
+        frames = self._frames.with_tail_calls(thread_id, level + 2)
+        physical, _out = self._frames.physical_level(frames, level)
+        inner = (frame.cfa for frame in reversed(frames[:physical]) if frame.method != TAIL_CALL and frame.cfa)
+        sp = next(inner, None)
+        try:
+            returned = self._return_of(frames, physical)
+        except ProtocolError:  # the outermost frame: no return to stop at
+            returned = None
+        return sp, returned
 
     @staticmethod
     def _return_of(frames: list[UnwoundFrame], physical: int) -> tuple[int, int]:
