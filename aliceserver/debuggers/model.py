@@ -385,6 +385,9 @@ class VariableInfo:
     # A frame variable without a location of its own (a DW_AT_const_value, or none at all):
     # gdb's MI variable lists leave it out (its console and frame lines show it).
     locationless: bool = False
+    # A struct or array with no location at all: gdb's print and info locals show it whole
+    # as `<optimized out>` (value_check_printable), MI each member (even of a class with none).
+    optimized_out: bool = False
     # Its declared type when `type` is the dynamic type found for it (gdb's whatis shows
     # both: `/* real type = geo::Rect * */`); None when no dynamic type was looked for.
     declared_type: str | None = None

@@ -16,6 +16,7 @@ from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
 from tests.support.core_backend import core_of_stop
 from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.mi_client import MiClient
 from tests.support.mi_console import console_at
 
 pytestmark = [
@@ -65,6 +66,22 @@ def test_optimized_out_objects_match_gdb(optimized: Path, backend: str, tmp_path
     assert expected[VALUES.index("print empty")].endswith(" = <optimized out>")  # the oracle: -O2
     got = console_at(optimized, LOCATION, commands, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(commands, got, strict=False)) == list(zip(commands, expected, strict=False))
+
+
+@pytest.mark.parametrize("gdb", [True, False], ids=["gdb", "ours"])
+def test_optimized_out_objects_in_mi_are_member_by_member(optimized: Path, gdb: bool) -> None:
+    """MI prints each member (gdb's common_val_print, no whole-value check): a class with no
+    data member says so, a static member is read."""
+    mi = MiClient(["-i=mi", "-q", "-nx", str(optimized)], cwd=optimized.parent, gdb=gdb)
+    try:
+        mi.prompt()
+        mi.ok(f"-break-insert {LOCATION}")
+        mi.ok("-exec-run")
+        mi.stopped()
+        shown = [mi.ok(f"-data-evaluate-expression {name}").results["value"] for name in ("empty", "counted")]
+        assert shown == ["{<No data fields>}", "{static count = 5}"]
+    finally:
+        mi.close()
 
 
 def test_rust_frame_language(builder: Builder) -> None:

@@ -144,7 +144,7 @@ _PAGE = 4096
 def printed_value(info: VariableInfo) -> str:
     """`print`'s text of a value: a pointer wholly optimized out is `<optimized out>`, as gdb
     prints it, without the `(type *)` prefix of a pointer's value."""
-    if info.value == f"({info.type}) <optimized out>" or entirely_optimized_out(info.value):
+    if info.optimized_out or info.value == f"({info.type}) <optimized out>" or entirely_optimized_out(info.value):
         return "<optimized out>"
     failure = evaluation_failure(info) if info.value.startswith(READ_ERROR) else None
     if failure is not None:  # gdb's print_variable_and_value (info locals, bt full) names it

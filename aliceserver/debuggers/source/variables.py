@@ -376,6 +376,7 @@ class VariableStore:
         if isinstance(value.location, OptimizedOut) and value.location.error:  # gdb's read_var_value failed
             text = f"<error reading variable: {value.location.reason}>"  # model.READ_ERROR
         error = text.startswith("<error") or text == "<optimized out>"
+        gone = aggregate and isinstance(value.location, OptimizedOut) and not value.location.error
         count = 0 if error else _safe_child_count(value)
         shown = dynamic & DynamicTypes.POINTERS if dynamic else DynamicTypes.NONE
         view = None
@@ -390,6 +391,7 @@ class VariableStore:
                 named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
                 address=value.address, error=aborted, aggregate=aggregate, declared_type=declared, printer=view,
                 printer_errors=printer_errors, block_depth=block_depth, locationless=locationless, position=position,
+                optimized_out=gone,
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(stripped, ArrayType)
@@ -402,7 +404,7 @@ class VariableStore:
             class_children=None if cplus is None else class_children(cplus),
             variant=self._active_variant(value, fmt, dynamic) if count else None,
             printer_errors=printer_errors, printer_refused=refused, block_depth=block_depth,
-            locationless=locationless, position=position,
+            locationless=locationless, position=position, optimized_out=gone,
         )  # fmt: skip
 
     def _type_name(self, t: Type) -> str:

@@ -193,9 +193,6 @@ class _Formatter:
             if text is not None:
                 return text
         if isinstance(t, StructType):
-            location = value.location
-            if isinstance(location, OptimizedOut) and not location.error:
-                raise OptimizedOutError()  # gdb: the whole value, even of no data member to read
             _prefetch(value)
             return self.struct(value, t, depth)
         if isinstance(t, ArrayType):
