@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.batch import output_like_gdb
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
 from tests.support.core_backend import core_of_stop
@@ -82,6 +83,13 @@ def test_optimized_out_objects_in_mi_are_member_by_member(optimized: Path, gdb: 
         assert shown == ["{<No data fields>}", "{static count = 5}"]
     finally:
         mi.close()
+
+
+def test_a_line_in_an_inlined_copy_is_named_as_gdb_names_it(optimized: Path) -> None:
+    """gdb's print name of the inlined function at a line's place: with its parameters
+    (its demangled linkage name), as the out-of-line copy's (it was the bare DW_AT_name)."""
+    got = output_like_gdb(optimized, [f"break {LOCATION}", "info breakpoints"])
+    assert got.count("in measure(geo::Shape*, int) at") == 2
 
 
 def test_rust_frame_language(builder: Builder) -> None:

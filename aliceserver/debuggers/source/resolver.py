@@ -33,7 +33,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch
 from aliceserver.debuggers.symbols.dwarf.names import normalize_query
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
-from aliceserver.debuggers.symbols.dwarf.physname import c_function_name
+from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, shown_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
 from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
@@ -105,7 +105,9 @@ class LocationResolver:
         die = chain[-1] if chain else self._source.function_die(address)
         if die is None:
             return None
-        return c_function_name(die) or (die_name(die) if chain or _assembler(die) else None)
+        if chain:
+            return shown_function_name(die)
+        return c_function_name(die) or (die_name(die) if _assembler(die) else None)
 
     def functions_in_file(self, name: str, file: str | None) -> list[CodeLocation]:
         """`break FILE:FUNCTION`: the function's locations whose source is FILE."""
@@ -138,7 +140,7 @@ class LocationResolver:
                 address = link_address + module.base
                 function = info.function_at(link_address)
                 chain = self._source.inline_chain_at(address)  # as gdb: the innermost, inlined or not
-                name = die_name(chain[-1]) if chain else (
+                name = shown_function_name(chain[-1]) if chain else (
                     self._source.shown_name(function.name, address) if function else None)
                 image = self._source.symbols.image_of(module.path)
                 if chain or function is None or info.debug_file != module.path or (

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from elftools.dwarf.die import DIE
 
-from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name, resolved_attr
+from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name, origin_die, resolved_attr
 from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.languages import C
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust, qualified_name
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 
@@ -26,6 +27,7 @@ _SUFFIX = {
     "DW_TAG_rvalue_reference_type": "&&",
 }
 _QUALIFIER = {"DW_TAG_const_type": " const", "DW_TAG_volatile_type": " volatile"}
+_DEMANGLER = Demangler()  # (libstdc++'s __cxa_demangle, loaded at its first name)
 
 
 def physname(subprogram: DIE) -> str | None:
@@ -64,6 +66,22 @@ def _written(die: DIE, depth: int = 0) -> str | None:
                  "DW_TAG_union_type", "DW_TAG_enumeration_type"):  # fmt: skip
         return qualified_name(t) if die_name(t) else None
     return None
+
+
+def shown_function_name(function: DIE) -> str | None:
+    """The name gdb gives a place in `function` (a subprogram or an inlined call), as a
+    breakpoint location shows it: its C symbol's (c_function_name); a C++ function's print
+    name, with its parameters (its demangled linkage name, else its physname); else its
+    DW_AT_name."""
+    found = c_function_name(function)
+    if found is None and is_cplus(function) and not is_rust(function):
+        raw = resolved_attr(function, "DW_AT_linkage_name") or resolved_attr(function, "DW_AT_MIPS_linkage_name")
+        if raw is not None:
+            found = _DEMANGLER.demangle(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw))
+        else:
+            origin = origin_die(function, "DW_AT_name")
+            found = physname(origin) if origin is not None and origin.tag == "DW_TAG_subprogram" else None
+    return found or die_name(function)
 
 
 def c_function_name(function: DIE) -> str | None:
