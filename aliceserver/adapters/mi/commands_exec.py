@@ -9,6 +9,7 @@ import shlex
 from typing import Callable
 
 from aliceserver.adapters.mi.breakpoints import MiBreakpoint
+from aliceserver.adapters.mi.frames import real_frame_inside
 from aliceserver.adapters.mi.inferior_list import claim_engine
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import RUNNING, Context, MiError, MiRegistry, Reply
@@ -368,8 +369,8 @@ def _popped_for_inlined(frames: list[StackFrame], level: int) -> int:
     registers it restores are the call's caller's, which an inlined call shares with the
     real frame it is in, as the nearest real frame inside unwinds them. gdb refuses only
     where frame 0 is an inlined call (its check is of the current frame, not the selected)."""
-    inner = next((k for k in range(level - 1, -1, -1) if not frames[k].inlined), None)
-    if frames[0].inlined or inner is None or any(f.tail_call for f in frames[inner : level + 1]):
+    inner = real_frame_inside(frames, level)
+    if frames[0].inlined or inner is None:
         raise MiError("Can not force return from an inlined function.")
     return inner
 

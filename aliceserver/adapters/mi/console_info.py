@@ -28,7 +28,7 @@ from aliceserver.adapters.mi.console_symbols import (
     info_variables_command,
 )
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
-from aliceserver.adapters.mi.frames import frame_arg_value, hex16, printer_errors
+from aliceserver.adapters.mi.frames import frame_arg_value, hex16, printer_errors, real_frame_inside
 from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior, info_inferiors
 from aliceserver.adapters.mi.inferiors import thread_filter, thread_label
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
@@ -255,17 +255,11 @@ def _info_frame(ctx: Context, text: str) -> None:
 
 def _unwound_by(ctx: Context, tid: int, level: int) -> tuple[StackFrame, FrameDetails] | None:
     """The frame, and its details, whose unwinding gives the registers of the inlined call
-    at `level`: the nearest frame inside it that is not inlined; None when it is inlined
-    into the innermost frame (or a tail call or signal frame comes first: not gdb-checked)."""
+    at `level` (frames.real_frame_inside; None: the thread's own registers)."""
     session = ctx.session
     frames = session.frames.stack(tid, 0, level + 1)
-    for inner in range(level - 1, -1, -1):
-        frame = frames[inner]
-        if frame.tail_call or frame.signal_trampoline:
-            return None
-        if not frame.inlined:
-            return frame, session.debugger.frame_details(tid, inner)
-    return None
+    inner = real_frame_inside(frames, level)
+    return None if inner is None else (frames[inner], session.debugger.frame_details(tid, inner))
 
 
 def _saved_registers(ctx: Context, saved: Sequence[tuple[str, int]]) -> None:

@@ -26,6 +26,20 @@ WrittenFrames = dict[tuple[object, ...], tuple[Written, object]]
 MAX_FRAMES = 256
 
 
+def real_frame_inside(frames: list[StackFrame], level: int) -> int | None:
+    """The level of the nearest real (not inlined) frame inside the frame at `level`: its
+    unwinding gives the registers of the inlined calls between (gdb's inline frames pass
+    each register through); None when there is none, or a tail call or signal frame
+    comes first."""
+    for inner in range(level - 1, -1, -1):
+        frame = frames[inner]
+        if frame.tail_call or frame.signal_trampoline:
+            return None
+        if not frame.inlined:
+            return inner
+    return None
+
+
 def hex16(address: int) -> str:
     return f"0x{address:016x}"
 
