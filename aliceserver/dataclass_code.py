@@ -1,21 +1,24 @@
 """Dataclasses' generated methods compiled once per interpreter, as Python keeps byte code.
 
 `@dataclass` writes the source of each class's `__init__`, `__repr__`, `__eq__`,
-`__hash__`, `__setattr__`... and compiles it, one `exec` per method: some 1,200 compiles,
-half of the engine's import time (80 of 160 ms). The code compiled depends on that source
+`__hash__`, `__setattr__`... and compiles it, one `exec` per method (Python 3.11, 3.12:
+some 1,200 compiles, half of the engine's import time, 80 of 160 ms) or one per class
+(3.13 on: 164 compiles, 170-200 ms of a 320 ms import). The code compiled depends on that source
 alone, so it is kept on disk, by source, beside the package's byte code (its `__pycache__`,
 else the user's cache directory when that is read-only), and later processes look it up
 instead of compiling again. Nothing else changes: the same source gives the same code,
 run with the same globals and locals, so classes, methods and their annotations are
 identical.
 
-It works through dataclasses' private `_create_fn` (Python 3.11 and 3.12); where that
-does not exist (3.13 compiles a class's methods in one go), nothing is installed.
+It works through that `exec`: dataclasses' module is given a global of that name, which
+its one call finds before the builtin (every version from 3.11 to 3.13 compiles through
+that one call, and nothing else there calls exec).
 """
 
 from __future__ import annotations
 
 import atexit
+import builtins
 import dataclasses
 import inspect
 import marshal
@@ -28,9 +31,8 @@ from types import CodeType, FunctionType, GenericAlias
 from typing import Any
 
 _FILE_NAME = f"dataclass_methods.{sys.implementation.cache_tag}.codes"
-# The local through which the generated source names the return type, as each version's
-# dataclasses calls it (the same source, so the same code as dataclasses' own).
-_RETURN_TYPE = "_return_type" if sys.version_info < (3, 12) else "__dataclass_return_type__"
+# The text dataclasses gives exec: one function's definition, with no defaults to evaluate.
+_MAKER = re.compile(r"def __create_fn__\([\w, ]*\):\n")
 # Python's version, and this file's layout (4: each module's entries marshalled apart).
 _VERSION = f"{sys.version} 4"
 _MAX_ENTRIES = 16_000  # about 16 MB: a file grown past this (many versions' methods) restarts
@@ -126,31 +128,22 @@ class DataclassCodeCache:
             except OSError:
                 continue
 
-    def create_fn(self, name: str, args: list[str], body: list[str], *,
-                  globals: dict[str, Any] | None = None, locals: dict[str, Any] | None = None,
-                  return_type: Any = dataclasses.MISSING) -> Any:  # fmt: skip
-        """dataclasses._create_fn (3.11, 3.12), its source compiled once."""
-        if locals is None:
-            locals = {}
-        return_annotation = ""
-        if return_type is not dataclasses.MISSING:
-            locals[_RETURN_TYPE] = return_type
-            return_annotation = f"->{_RETURN_TYPE}"
-        joined_args = ",".join(args)
-        joined_body = "  " + "\n  ".join(body) if body else ""
-        text = f" def {name}({joined_args}){return_annotation}:\n{joined_body}"
-        local_vars = ", ".join(locals.keys())
-        text = f"def __create_fn__({local_vars}):\n{text}\n return {name}"
-        module = str(globals.get("__name__", "")) if globals else ""
-        code = self.code_for(text, module)
+    def exec(self, source: str | bytes | CodeType, globals: dict[str, Any] | None = None,
+             locals: dict[str, Any] | None = None) -> None:  # fmt: skip
+        """builtins.exec as dataclasses calls it, once per method (3.11, 3.12) or per class
+        (3.13 on): `source`, the text `def __create_fn__(...)` of the methods' maker, put
+        compiled in `locals` as that exec does, its code compiled once."""
+        if not isinstance(source, str) or globals is None or locals is None:
+            builtins.exec(source, globals, locals)  # (no call of dataclasses' own)
+            return
+        code = self.code_for(source, str(globals.get("__name__", "")))
         maker = code.co_consts[0] if code.co_consts else None
-        if globals is not None and "__builtins__" in globals and type(maker) is CodeType:
-            # What the exec below makes, without running the module code that makes it
-            # (exec would also put __builtins__ in globals: there already).
-            return FunctionType(maker, globals)(**locals)
-        namespace: dict[str, Any] = {}
-        exec(code, globals, namespace)  # noqa: S102 - as dataclasses
-        return namespace["__create_fn__"](**locals)
+        if _MAKER.match(source) and "__builtins__" in globals and type(maker) is CodeType:
+            # What that exec makes (a function of no defaults), without running the module
+            # code that makes it (exec would also put __builtins__ in globals: there already).
+            locals[maker.co_name] = FunctionType(maker, globals)
+            return
+        builtins.exec(code, globals, locals)  # noqa: S102 - as dataclasses
 
 
 def default_paths() -> list[str]:
@@ -168,20 +161,21 @@ def default_paths() -> list[str]:
 
 def installed() -> DataclassCodeCache | None:
     """The cache dataclasses use in this process, if one was installed."""
-    owner = getattr(getattr(dataclasses, "_create_fn", None), "__self__", None)
+    owner = getattr(vars(dataclasses).get("exec"), "__self__", None)
     return owner if isinstance(owner, DataclassCodeCache) else None
 
 
-def install(paths: list[str] | None = None) -> DataclassCodeCache | None:
+def install(paths: list[str] | None = None) -> DataclassCodeCache:
     """Make dataclasses use a cache kept at `paths` (default_paths()) from now on in this
     process, saved at exit too (for the classes of modules imported later); the cache
-    installed already if there is one; None where dataclasses has no `_create_fn`."""
+    installed already if there is one."""
     cache = installed()
-    if cache is not None or not callable(getattr(dataclasses, "_create_fn", None)):
+    if cache is not None:
         return cache
     cache = DataclassCodeCache(default_paths() if paths is None else paths)
-    create_fn: Callable[..., Any] = cache.create_fn
-    dataclasses._create_fn = create_fn  # type: ignore[attr-defined]
+    # A global of dataclasses' module shadows the builtin for its own `exec(txt, ...)`,
+    # the one call through which every version compiles the methods it writes.
+    dataclasses.exec = cache.exec  # type: ignore[attr-defined]
     dataclasses.inspect = _DataclassInspect()  # type: ignore[attr-defined]
     if isinstance(getattr(dataclasses, "_MODULE_IDENTIFIER_RE", None), re.Pattern):
         dataclasses._is_type = is_type  # type: ignore[attr-defined]
@@ -219,7 +213,8 @@ def is_type(annotation: str, cls: type, a_module: Any, a_type: Any,
 
 class _DataclassInspect:
     """inspect as dataclasses sees it: `signature` of a class without a docstring (its
-    __doc__ is made from it) read straight from the __init__ dataclasses generated.
+    __doc__ is made from it) read straight from the __init__ dataclasses generated, and
+    (3.13 on) a class's own annotations.
     inspect.signature takes 20-60 us a class (3-6 ms for the engine's 96), most of it
     looking for the method that makes instances; the text is the same."""
 
@@ -230,6 +225,17 @@ class _DataclassInspect:
     def signature(obj: Any) -> Any:
         text = generated_init_signature(obj)
         return text if text is not None else inspect.signature(obj)
+
+    @staticmethod
+    def get_annotations(obj: Any, **options: Any) -> Any:
+        """inspect.get_annotations of a plain class, as 3.13's dataclasses asks (no
+        options): a copy of its own annotations' dict, as inspect's, without importing
+        inspect (3 ms); any other case, inspect's."""
+        if type(obj) is type and not options:
+            own = vars(obj).get("__annotations__")
+            if own is None or type(own) is dict:
+                return dict(own or {})
+        return inspect.get_annotations(obj, **options)
 
 
 def generated_init_signature(cls: Any) -> str | None:

@@ -47,8 +47,7 @@ def import_quietly(name: str) -> ModuleType:
         gc.freeze()
         if was_enabled:
             gc.enable()
-        if code_cache is not None:
-            code_cache.save()
+        code_cache.save()
 
 
 def defer_import(name: str) -> None:

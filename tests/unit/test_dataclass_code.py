@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import marshal
 import sys
@@ -12,9 +13,6 @@ import pytest
 
 from aliceserver import dataclass_code
 from aliceserver.dataclass_code import DataclassCodeCache
-
-pytestmark = pytest.mark.skipif(not hasattr(dataclasses, "_create_fn"),
-                                reason="this Python compiles a class's methods in one go")  # fmt: skip
 
 
 def _make_classes() -> tuple[type[Any], type[Any]]:
@@ -47,13 +45,20 @@ def _cells(function: Any) -> list[Any]:
 def _with_cache(cache: DataclassCodeCache, monkeypatch: pytest.MonkeyPatch
                 ) -> tuple[type[Any], type[Any]]:  # fmt: skip
     with monkeypatch.context() as patch:
-        patch.setattr(dataclasses, "_create_fn", cache.create_fn)
+        patch.setattr(dataclasses, "exec", cache.exec, raising=False)
+        return _make_classes()
+
+
+def _plain_classes(monkeypatch: pytest.MonkeyPatch) -> tuple[type[Any], type[Any]]:
+    """The classes as dataclasses makes them itself (through the builtin exec)."""
+    with monkeypatch.context() as patch:
+        patch.delattr(dataclasses, "exec", raising=False)  # (installed by an earlier test)
         return _make_classes()
 
 
 def test_classes_made_through_the_cache_are_dataclasses_own(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    plain = _make_classes()
+    plain = _plain_classes(monkeypatch)
     cache = DataclassCodeCache([str(tmp_path / "codes")])
     for cached in (_with_cache(cache, monkeypatch), _with_cache(cache, monkeypatch)):
         for ours, theirs in zip(cached, plain, strict=True):
@@ -132,7 +137,11 @@ def test_install_is_once_per_process() -> None:
 
 
 def _method(cache: DataclassCodeCache, module: str, body: str) -> Any:
-    return cache.create_fn("f", ["self"], [body], globals={"__name__": module})
+    """A method made through `cache` as dataclasses makes one: from the text of its maker."""
+    made: dict[str, Any] = {}
+    cache.exec(f"def __create_fn__():\n def f(self):\n  {body}\n return f",
+               {"__name__": module, "__builtins__": builtins}, made)  # fmt: skip
+    return made["__create_fn__"]()
 
 
 def test_a_save_drops_what_a_module_imported_here_no_longer_makes(
@@ -278,3 +287,21 @@ def test_is_type_answers_as_dataclasses_own() -> None:
     again = [dataclass_code.is_type(text, Here, *check) for text in texts for check in checks]
     assert again == answers  # the texts matched before
     assert answers.count(True) == 2  # dataclasses.InitVar and .KW_ONLY (typing: not imported here)
+
+
+def test_a_classs_own_annotations_are_inspects() -> None:
+    import inspect
+
+    class Bare:
+        pass
+
+    class Child(_sample_classes()[0]):  # annotations of its own: none (its base's are not)
+        pass
+
+    classes = [*_sample_classes(), Bare, Child, int]
+    answers = [dataclass_code._DataclassInspect.get_annotations(cls) for cls in classes]
+    assert answers == [inspect.get_annotations(cls) for cls in classes]
+    assert answers[0] == {"a": "int", "b": "list[int]"} and answers[-3:] == [{}, {}, {}]
+    first = _sample_classes()[0]
+    assert dataclass_code._DataclassInspect.get_annotations(first) is not first.__annotations__  # a copy
+    assert dataclass_code._DataclassInspect.get_annotations(first, eval_str=True) == {"a": int, "b": list[int]}

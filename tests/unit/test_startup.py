@@ -99,7 +99,7 @@ def test_leave_ends_the_process_as_sys_exit_does() -> None:
 
 
 def test_traceback_comes_when_logging_formats_an_exception() -> None:
-    """logging imports traceback (with linecache and tokenize) for exceptions alone."""
+    """logging imports traceback (with textwrap, and tokenize before 3.13) for exceptions alone."""
     import subprocess
 
     script = (
@@ -107,12 +107,12 @@ def test_traceback_comes_when_logging_formats_an_exception() -> None:
         "from aliceserver.startup import import_quietly\n"
         "import_quietly('aliceserver.debuggers.events')\n"
         "import logging\n"
-        "print('tokenize' in sys.modules)\n"
+        "print('textwrap' in sys.modules)\n"
         "try:\n"
         "    1 / 0\n"
         "except ZeroDivisionError:\n"
         "    logging.getLogger('x').exception('failed')\n"
-        "print('tokenize' in sys.modules)\n"
+        "print('textwrap' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                           cwd=Path(__file__).resolve().parents[2])  # fmt: skip
