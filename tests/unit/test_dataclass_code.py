@@ -295,10 +295,8 @@ def test_a_classs_own_annotations_are_inspects() -> None:
     class Bare:
         pass
 
-    class Child(_sample_classes()[0]):  # annotations of its own: none (its base's are not)
-        pass
-
-    classes = [*_sample_classes(), Bare, Child, int]
+    child = type("Child", (_sample_classes()[0],), {})  # no annotations of its own (its base's are not)
+    classes = [*_sample_classes(), Bare, child, int]
     answers = [dataclass_code._DataclassInspect.get_annotations(cls) for cls in classes]
     assert answers == [inspect.get_annotations(cls) for cls in classes]
     assert answers[0] == {"a": "int", "b": "list[int]"} and answers[-3:] == [{}, {}, {}]
