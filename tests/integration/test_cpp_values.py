@@ -85,10 +85,12 @@ def test_optimized_out_objects_in_mi_are_member_by_member(optimized: Path, gdb: 
         mi.close()
 
 
-def test_a_line_in_an_inlined_copy_is_named_as_gdb_names_it(optimized: Path) -> None:
-    """gdb's print name of the inlined function at a line's place: with its parameters
-    (its demangled linkage name), as the out-of-line copy's (it was the bare DW_AT_name)."""
-    got = output_like_gdb(optimized, [f"break {LOCATION}", "info breakpoints"])
+@pytest.mark.parametrize("location", [LOCATION, "measure"], ids=["line", "function"])
+def test_a_place_in_an_inlined_copy_is_named_as_gdb_names_it(optimized: Path, location: str) -> None:
+    """gdb's print name of the inlined function at a line's place, and at `break NAME`'s
+    place in an inlined copy: with its parameters (its demangled linkage name), as the
+    out-of-line copy's (it was the bare DW_AT_name)."""
+    got = output_like_gdb(optimized, [f"break {location}", "info breakpoints"])
     assert got.count("in measure(geo::Shape*, int) at") == 2
 
 

@@ -424,8 +424,22 @@ class LocationResolver:
             link = breakpoint_address(info, site)
             row = info.location_at(link)
             source = SourcePosition(row.file, row.line) if row is not None else None
-            found.append(CodeLocation(link + module.base, site.name, source, module.path))
+            address = link + module.base
+            found.append(CodeLocation(address, self._inline_copy_name(site, address), source, module.path))
         return found
+
+    def _inline_copy_name(self, site: InlineSite, address: int) -> str:
+        """gdb's name of a place `break NAME` found in an inlined copy: in C++, the copy's
+        print name with its parameters (`measure(geo::Shape*, int)`), as a line's place
+        there is named (shown_function_name); elsewhere the site's own name (the same),
+        with no inline chain read (only the unit's language)."""
+        if self._source.function_die(address, cplus_only=True) is None:
+            return site.name
+        leaf = site.name.rsplit("::", 1)[-1]
+        for die in reversed(self._source.inline_chain_at(address)):  # the innermost first
+            if die_name(die) == leaf:
+                return shown_function_name(die) or site.name
+        return site.name
 
     def _inline_sites(self, module: Module, info: DebugInfo, name: str) -> list[InlineSite]:
         """inline_sites; while many names are set together (rbreak), a name whose answer
