@@ -30,7 +30,7 @@ from aliceserver.debuggers.source.stopcache import StopCache
 from aliceserver.debuggers.source.symbolic import address_symbol, gdb_print_name
 from aliceserver.debuggers.symbols.disasm import Disassembler
 from aliceserver.debuggers.symbols.dwarf.dynamic import vtable_class_name
-from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
 from aliceserver.debuggers.symbols.elfheaders import SHF_ALLOC, SHF_TLS
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import NOT_RUNNING, ProcessTarget, write_general_register
@@ -331,8 +331,8 @@ class ProcessAccess:
             name, several = symbol.name, len(self._symbols.modules()) > 1
             if self._demangler is None:
                 self._demangler = Demangler()
-            demangled = self._demangler.demangle(name)  # gdb's print name, as values show it
-            shown = demangled if demangled != name else gdb_print_name(name)
+            natural = natural_name(name, self._demangler)  # gdb's print name: `_Znwm@plt` demangled too
+            shown = natural if natural != name else gdb_print_name(name)
             return SectionSymbol(shown, offset, section, module.path, several)
 
         return self._call(go)

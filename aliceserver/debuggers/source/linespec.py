@@ -56,7 +56,9 @@ _FILE_ANSWERS: WeakKeyDictionary[SourceSymbols, tuple[tuple[DebugInfo, ...], dic
 
 
 def resolve_scoped(source: SourceSymbols, parts: list[str]) -> list[CodeLocation]:
-    """Locations of `FILE:FUNCTION`, `FUNCTION:LABEL` or `FILE:FUNCTION:LABEL`."""
+    """Locations of `FILE:FUNCTION`, `FUNCTION:LABEL` or `FILE:FUNCTION:LABEL`, each part
+    maybe in gdb's single quotes (rbreak's `FILE:'main(int, char**)'`)."""
+    parts = [_unquoted(part) for part in parts]
     file: str | None = None
     if len(parts) == 3 or is_source_file(source, parts[0]):
         file, parts = parts[0], parts[1:]
@@ -67,6 +69,10 @@ def resolve_scoped(source: SourceSymbols, parts: list[str]) -> list[CodeLocation
     if len(parts) == 1:
         return functions
     return [found for function in functions for found in labels_in(source, function, parts[1])]
+
+
+def _unquoted(part: str) -> str:
+    return part[1:-1] if len(part) > 2 and part[0] == part[-1] == "'" and "'" not in part[1:-1] else part
 
 
 def file_functions(source: SourceSymbols, name: str, file: str) -> list[CodeLocation]:

@@ -193,13 +193,33 @@ class LocationResolver:
             locations = self._ifunc_targets(locations, read)
         if locations or program_only:
             return locations
-        fallback = self._source.symbols.lookup_name(name)  # a function without debug info (libc)
+        fallback = self._minimal_symbol(name)  # a function without debug info (libc)
         if fallback is None and (local := debug_file_symbols(self._source, name)):
             return [self._debug_file_location(address, name) for address in local]
         if fallback is None:  # gdb's trampoline symbol: the stub calling a library not loaded yet
-            stub = self._source.symbols.lookup_name(f"{name}@plt")
+            stub = self._minimal_symbol(f"{name}@plt")
             return [] if stub is None else [self._source.location_of(stub)]
         return [self._source.location_of(self._past_frame_setup(fallback))]
+
+    def _minimal_symbol(self, name: str) -> int | None:
+        """The runtime address of the ELF symbol `name`, or of the C++ one gdb names so (its
+        natural name, demangled: `'operator new(unsigned long)@plt'`)."""
+        found = self._source.symbols.lookup_name(name)
+        if found is not None or "(" not in name:
+            return found
+        for module, _info in self._source.debug_infos():
+            linkage = self._linkage_in(module, name)
+            if linkage != name:
+                return self._source.symbols.lookup_name(linkage)
+        return None
+
+    def _linkage_in(self, module: Module, name: str) -> str:
+        """The mangled name of the module's C++ symbol whose natural name is `name` (from
+        its index's demangled names: a module without debug info has none), else `name`."""
+        if "(" not in name:
+            return name
+        info = self._source.debug_info(module)
+        return (info.linkage_name(name) if info is not None else None) or name
 
     def _prefetch(self, image: ElfImage, modules: list[Module], infos: list[tuple[Module, DebugInfo]],
                   name: str) -> None:  # fmt: skip
@@ -340,6 +360,7 @@ class LocationResolver:
         key = (module.path, module.base, name)
         known = self._code_symbols.get(key)
         if known is None or known[0] is not image:
+            name = self._linkage_in(module, name)
             if name.endswith("@plt"):
                 stub = image.find_symbol(name)
                 known = (image, stub if stub is not None and stub.kind == "func" else None, True)

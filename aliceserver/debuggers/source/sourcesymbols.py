@@ -35,6 +35,7 @@ from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo, MissingAltFile
+from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sectionprefetch import SectionPrefetch
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
@@ -88,6 +89,7 @@ class SourceSymbols:
         self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
         self._own_debug_files: dict[tuple[str, str], bool] = {}
+        self._demangler = Demangler()  # (libstdc++'s __cxa_demangle, loaded at its first name)
         self.prefetch = SectionPrefetch(self._cache)  # libraries' DWARF inflated ahead
 
     def close(self) -> None:
@@ -288,7 +290,8 @@ class SourceSymbols:
             function = found[1].function_at(address - found[0].base)
             if function is not None:
                 return self.shown_name(function.name, address)
-        return self.symbols.lookup_address(address).name
+        name = self.symbols.lookup_address(address).name  # a minimal symbol: its natural name
+        return natural_name(name, self._demangler) if name is not None else None
 
     def line_row(self, address: int) -> tuple[int, int, SourcePosition, bool] | None:
         """Runtime [start, end), position and is_stmt of the one row holding `address`."""
@@ -398,9 +401,12 @@ class SourceSymbols:
         symbol_name = None if name else self._debug_symbol_name(lookup)
         if symbol_name is not None and "." in symbol_name:
             symbol_name = self._dwarf_function(lookup) or symbol_name
+        if not name and symbol_name is not None and symbol_name.startswith(("_Z", "_R")):
+            return natural_name(symbol_name, self._demangler)  # a minimal symbol's, as gdb's
         name = name or symbol_name or self._dwarf_function(lookup)
-        name = name or self.function_name(lookup)
-        return funcnames.without_parameters(name) if name else None
+        if name:
+            return funcnames.without_parameters(name)
+        return self.function_name(lookup)  # a minimal symbol's, parameters and all, as gdb's
 
     def debug_symbol(self, address: int) -> tuple[Module, ElfSymbol, int] | None:
         """The debug file's own symbol at `address` (it keeps the local ones a stripped

@@ -26,7 +26,7 @@ from aliceserver.debuggers.source.services import EngineServices
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.symbols.dwarf.dies import _CORRUPT, attr_value
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
-from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
 from aliceserver.debuggers.symbols.dwarf.unitsymbols import UnitSymbol, unit_symbols
@@ -37,20 +37,6 @@ log = logging.getLogger(__name__)
 
 # GCC names a function's static variable `completed.0`; gdb's minimal symbol drops `.0`
 _LOCAL_SUFFIX = re.compile(r"\.\d+$")
-# libiberty's DMGL_VERBOSE (gdb's minimal symbols): the standard substitutions written out
-_STD_ABBREVIATIONS = {
-    "string": "basic_string<char, std::char_traits<char>, std::allocator<char> >",
-    "iostream": "basic_iostream<char, std::char_traits<char> >",
-    "istream": "basic_istream<char, std::char_traits<char> >",
-    "ostream": "basic_ostream<char, std::char_traits<char> >",
-}
-_STD_ABBREVIATED = re.compile(r"\bstd::(string|iostream|istream|ostream)\b")
-
-
-def _verbose(name: str) -> str:
-    return _STD_ABBREVIATED.sub(lambda m: "std::" + _STD_ABBREVIATIONS[m.group(1)], name)
-
-
 def _compiled(pattern: str | None) -> re.Pattern[str] | None:
     if not pattern:
         return None
@@ -160,8 +146,7 @@ class _Search:
                     continue
                 if symbol.name.endswith("@got.plt"):  # gdb's mst_slot_got_plt: listed as neither
                     continue
-                base, at, suffix = symbol.name.partition("@")  # a PLT stub's `@plt` stays
-                name = _verbose(self.demangler.demangle(base)) + at + suffix  # gdb's natural name
+                name = natural_name(symbol.name, self.demangler)  # a PLT stub's `@plt` stays
                 if symbol.binding == "local" and symbol.kind == "object":
                     name = _LOCAL_SUFFIX.sub("", name)
                 if self.names is not None and not self.names.search(name):

@@ -70,6 +70,7 @@ class DebugInfo:
         self._address_index: AddressLineIndex | None | bool = None  # False: none can be
         self._line_index_lock = threading.Lock()
         self._demangled: dict[str, str] = payload["demangled"]
+        self._linkages: dict[str, str] | None = None  # the other way round, made on first use
         self._lock = threading.Lock()  # the extras
         self._functions = FunctionList(payload["functions"], payload["function_starts"])
         self._source_names: dict[str, str] | None = None  # absolute path -> DW_AT_name
@@ -343,6 +344,13 @@ class DebugInfo:
             found.append(self._function_match(linkage, demangled, low, size))
         found.sort(key=lambda f: f.low)
         return found
+
+    def linkage_name(self, demangled: str) -> str | None:
+        """The mangled symbol name demangled as `demangled` (gdb's natural name of a C++
+        minimal symbol: `operator new(unsigned long)@plt` is `_Znwm@plt`); None: none."""
+        if self._linkages is None:
+            self._linkages = {text: name for name, text in self._demangled.items()}
+        return self._linkages.get(demangled)
 
     def function_at(self, address: int) -> FunctionMatch | None:
         """The function (from the symbol table) containing `address`."""

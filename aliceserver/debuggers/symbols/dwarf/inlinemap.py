@@ -124,7 +124,7 @@ class _Abstract:
     namespaces: tuple[int, ...]
 
 
-Definition = tuple[str, int, int]  # outofline.Definition: (name as gdb shows it, low, high)
+Definition = tuple[str, int, int]  # outofline.Definition: (name as gdb shows it, entry, its range's end)
 
 
 class InlineMap:
@@ -279,7 +279,7 @@ class _Walker:
         targets = [self._reference(values.get(attr)) for attr in (_ORIGIN, _SPECIFICATION)]
         if any(t is not None and not self.offset <= t < self.shape.end for t in targets):
             return  # named from another unit: outofline's search by the name's bytes misses it
-        low, high = min(lo for lo, _hi in ranges), max(hi for _lo, hi in ranges)
+        low, high = ranges[0]  # outofline.entry_range's
         self.defined.append((_Abstract(self.offset, start, name, tuple(namespaces)), low, high))
         if name is None and targets[0] is not None and targets[1] is None and _NAME not in values:
             self._origin_named[start] = targets[0]  # named by its origin's name (once walked)

@@ -14,7 +14,7 @@ from typing import Any
 
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.funclist import name_starts, pack_functions
-from aliceserver.debuggers.symbols.dwarf.names import Demangler
+from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
 from aliceserver.debuggers.symbols.dwarf.sections import FileIdentity
 from aliceserver.debuggers.symbols.elf import ElfImage
 from aliceserver.debuggers.symbols.symtab import packed_addresses
@@ -45,7 +45,9 @@ def build_name_part(
         mangled = [name for name, _address, _size in listed if name.startswith(("_Z", "_R"))]
         symbols = image.packed_symbols()
     for symbol_name in mangled:
-        text = demangler.demangle(symbol_name)
+        # a PLT stub's `_Znwm@plt`: gdb's minimal symbol `operator new(unsigned long)@plt`
+        stub = "@" in symbol_name
+        text = natural_name(symbol_name, demangler) if stub else demangler.demangle(symbol_name)
         if text != symbol_name:
             demangled[symbol_name] = text
     return {"demangled": demangled, "functions": functions, "function_starts": name_starts(functions),

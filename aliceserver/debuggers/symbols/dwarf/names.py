@@ -19,6 +19,33 @@ _CV_SUFFIX = re.compile(r"\s*(?:(?<![\w$])(?:const|volatile|noexcept)|&&|&)$")
 _PUNCT_SPACE = re.compile(r"\s*([,<>()*&:\[\]])\s*")
 
 
+# libiberty's DMGL_VERBOSE, as gdb demangles minimal (ELF) symbols: the standard
+# substitutions written out
+_STD_ABBREVIATIONS = {
+    "string": "basic_string<char, std::char_traits<char>, std::allocator<char> >",
+    "iostream": "basic_iostream<char, std::char_traits<char> >",
+    "istream": "basic_istream<char, std::char_traits<char> >",
+    "ostream": "basic_ostream<char, std::char_traits<char> >",
+}
+_STD_ABBREVIATED = re.compile(r"\bstd::(string|iostream|istream|ostream)\b")
+
+
+def verbose(name: str) -> str:
+    """A demangled name with libiberty's DMGL_VERBOSE standard names (`std::string`
+    written out as `std::basic_string<char, ...>`)."""
+    return _STD_ABBREVIATED.sub(lambda m: "std::" + _STD_ABBREVIATIONS[m.group(1)], name)
+
+
+def natural_name(symbol: str, demangler: Demangler) -> str:
+    """gdb's name of an ELF (minimal) symbol: a mangled one demangled (verbose), a PLT
+    stub's or GOT slot's suffix kept (`_Znwm@plt`: `operator new(unsigned long)@plt`)."""
+    if not symbol.startswith(("_Z", "_R")):
+        return symbol
+    base, at, suffix = symbol.partition("@")
+    text = demangler.demangle(base)
+    return (verbose(text) if text != base else base) + at + suffix
+
+
 def canonical(text: str) -> str:
     """Spacing normalized: `Foo<int, char *>` and `Foo<int,char*>` compare equal."""
     return _PUNCT_SPACE.sub(r"\1", text.strip())

@@ -16,7 +16,7 @@ Addresses are link-time.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.symbols.dwarf import names
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Definition = tuple[str, int, int]  # (name as gdb shows it, low, high)
+Definition = tuple[str, int, int]  # (name as gdb shows it, entry, end of its entry range)
 
 
 def defined_functions(
@@ -86,9 +86,16 @@ def _in_unit(finder: InlineFinder, offset: int, key: str) -> dict[int, Definitio
         for die in dies:
             if die.tag != "DW_TAG_subprogram" or "DW_AT_declaration" in die.attributes:
                 continue
-            ranges = [r for r in units.die_ranges(die) if r[0] < r[1]]
-            if ranges:  # gdb's block: from its lowest address to its highest
-                low = min(lo for lo, _hi in ranges)
-                out[low] = (qualified, low, max(hi for _lo, hi in ranges))
+            entry = entry_range([r for r in units.die_ranges(die) if r[0] < r[1]])
+            if entry is not None:
+                out[entry[0]] = (qualified, *entry)
     return out
+
+
+def entry_range(ranges: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """The range a function is entered by, from its ranges in DWARF's order: gdb 13's
+    BLOCK_ENTRY_PC is the first one's start (a function gcc split into its hot part and a
+    `.cold` one is entered at the hot part, listed first), and the prologue is read to
+    that range's end (find_pc_partial_function: the range holding the pc). None: none."""
+    return ranges[0] if ranges else None
 

@@ -1,0 +1,94 @@
+"""C++ functions without debug info and split functions, by gdb's names, against gdb 13.
+
+gdb names an ELF symbol by its natural name: a libstdc++ frame is `std::basic_ostream<char,
+std::char_traits<char> >::flush() ()` (demangled, the standard names written out, with its
+parameters), a PLT stub `operator new(unsigned long)@plt`, in backtraces, `info symbol`
+and breakpoint locations, and `break` finds one by that name. A function gcc split into a
+hot part and a `.cold` one (main, at -O2) is broken at its entry, the hot part, by every
+spelling: `main(int, char**)`, quoted, `FILE:'main(int, char**)'` (rbreak's); it was the
+cold part, which only an exception runs."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from aliceserver.debuggers.model import LaunchConfig
+from aliceserver.debuggers.ptrace.engine import PtraceDebugger
+from aliceserver.debuggers.symbols.dwarf import inlinemap
+from tests.support.batch import needs_gdb, output_like_gdb
+from tests.support.build import Builder
+from tests.support.build_more import MoreBuilder, find_cxx
+
+pytestmark = [
+    needs_gdb,
+    pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+    pytest.mark.timeout(180),
+]
+
+
+@pytest.fixture(scope="module")
+def split(builder: Builder) -> Path:
+    program = MoreBuilder(builder.cache_dir).build_cpp("cxx_inlined_names", ("-g", "-O2"))
+    with program.open("rb") as stream:
+        names = {symbol.name for symbol in ELFFile(stream).get_section_by_name(".symtab").iter_symbols()}
+    if "main.cold" not in names:
+        pytest.skip("this g++ did not split main into a .cold part")
+    return program
+
+
+@pytest.fixture(scope="module")
+def streams(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("cxx_stream_flush", ("-g", "-O0"))
+
+
+def test_a_split_function_is_broken_at_its_entry(split: Path) -> None:
+    spellings = ["main", "main(int, char**)", "'main(int, char**)'", "cxx_inlined_names.cpp:'main(int, char**)'",
+                 "'cxx_inlined_names.cpp':main"]  # fmt: skip
+    got = output_like_gdb(split, [*(f"break {s}" for s in spellings), "info breakpoints", "run", "bt 1"])
+    places = {line.split()[3] for line in got.splitlines() if line.startswith("Breakpoint ") and " at 0x" in line}
+    assert len(places) == 1, got  # one place, main's entry (the hot part)
+    assert "cxx_inlined_names.cpp, line" in got and "main (argc=" in got
+
+
+@pytest.mark.parametrize("together", [False, True], ids=["searched", "one-walk"])
+def test_a_split_functions_definition_is_its_entry(split: Path, together: bool, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Found by the search for its definitions (outofline.py), or, with rbreak's many names,
+    by the one walk of the units (inlinemap.py): at the hot part's entry, as `break main`."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # (no answer remembered by another test)
+    debugger = PtraceDebugger()
+    try:
+        debugger.launch(LaunchConfig(str(split)))
+        entry = [place.address for place in debugger.resolve_location("main")]
+        with inlinemap.many_names() if together else nullcontext():
+            found = [place.address for place in debugger.resolve_location("'main(int, char**)'")]
+    finally:
+        debugger.close()
+    assert found == entry and len(entry) == 1
+
+
+def test_rbreak_of_a_cxx_program_before_run(split: Path) -> None:
+    """Every function: the PLT stubs by their natural names (set by them), main at its entry,
+    a template's inlined copies by their print names."""
+    got = output_like_gdb(split, ["rbreak .", "info breakpoints"])
+    assert "<operator new(unsigned long)@plt>" in got and "in main(int, char**) at" in got
+
+
+def test_library_frames_and_plt_stubs_are_named_as_gdb_names_them(streams: Path) -> None:
+    got = output_like_gdb(streams, ["break '_Znwm@plt'", "run", "bt 1", "info symbol $pc", "info breakpoints",
+                                    "catch syscall write", "continue", "bt"])  # fmt: skip
+    assert "in operator new(unsigned long)@plt ()" in got
+    assert "operator new(unsigned long)@plt in section .plt" in got
+    assert "<operator new(unsigned long)@plt>" in got  # the locations, as gdb's
+    assert "std::basic_ostream<char, std::char_traits<char> >::flush() () from" in got
+
+
+def test_a_plt_stub_is_found_by_its_natural_name(streams: Path) -> None:
+    """Before `run` (the program's symbols alone): the stub, by its name or its function's."""
+    got = output_like_gdb(streams, ["break 'operator new(unsigned long)@plt'", "break 'operator new(unsigned long)'",
+                                    "info breakpoints"])  # fmt: skip
+    assert got.count("<operator new(unsigned long)@plt>") == 2
