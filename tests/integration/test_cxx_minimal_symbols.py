@@ -10,18 +10,21 @@ cold part, which only an exception runs."""
 
 from __future__ import annotations
 
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from aliceserver.debuggers.model import LaunchConfig
 from aliceserver.debuggers.ptrace.engine import PtraceDebugger
 from aliceserver.debuggers.symbols.dwarf import inlinemap
-from tests.support.batch import needs_gdb, output_like_gdb
+from tests.support.batch import batch_in_program_dir, needs_gdb
 from tests.support.build import Builder
 from tests.support.build_more import MoreBuilder, find_cxx
+from tests.support.gdb import gdb_path
 
 pytestmark = [
     needs_gdb,
@@ -30,11 +33,21 @@ pytestmark = [
 ]
 
 
+def output_like_gdb(program: Path, commands: list[str]) -> str:
+    """The same output, stdout and stderr together, from gdb's `-batch` and ours (the
+    program's environment the same: its stack addresses too)."""
+    expected = batch_in_program_dir([str(gdb_path())], commands, program)
+    got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], commands, program)
+    assert got == expected
+    return got
+
+
 @pytest.fixture(scope="module")
 def split(builder: Builder) -> Path:
     program = MoreBuilder(builder.cache_dir).build_cpp("cxx_inlined_names", ("-g", "-O2"))
     with program.open("rb") as stream:
-        names = {symbol.name for symbol in ELFFile(stream).get_section_by_name(".symtab").iter_symbols()}
+        table = ELFFile(stream).get_section_by_name(".symtab")
+        names = {symbol.name for symbol in table.iter_symbols()} if isinstance(table, SymbolTableSection) else set()
     if "main.cold" not in names:
         pytest.skip("this g++ did not split main into a .cold part")
     return program
@@ -92,3 +105,11 @@ def test_a_plt_stub_is_found_by_its_natural_name(streams: Path) -> None:
     got = output_like_gdb(streams, ["break 'operator new(unsigned long)@plt'", "break 'operator new(unsigned long)'",
                                     "info breakpoints"])  # fmt: skip
     assert got.count("<operator new(unsigned long)@plt>") == 2
+
+
+def test_an_optimized_out_argument_a_printer_shows_is_dots_in_a_frame_line(split: Path) -> None:
+    """`bt` at -O2 in std::vector's constructor: its std::initializer_list argument, optimized
+    out, is `__l=...` as any struct under `print frame-arguments scalars` (it was `__l=`,
+    the printer's empty summary)."""
+    got = output_like_gdb(split, ["break '_Znwm@plt'", "run", "bt"])
+    assert "__l=...," in got

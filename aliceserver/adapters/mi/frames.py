@@ -57,7 +57,7 @@ def frame_arg_value(info: VariableInfo, mode: str = "scalars") -> str:
         return "..."
     if mode == "all":
         return display_value(info)
-    if info.printer is not None:
+    if info.printer is not None and not info.optimized_out:  # (one optimized out: `...`)
         return info.printer.summary
     return "..." if is_aggregate(info) or refers_to_aggregate(info) else display_value(info)
 
