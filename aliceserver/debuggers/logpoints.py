@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,7 +27,6 @@ class LogSpec:
     strings: tuple[int, ...] = ()
 
 
-@runtime_checkable
 class LoggingGate(Protocol):
     """A breakpoint's gate that may be a logpoint judged in the program."""
 
@@ -35,4 +34,7 @@ class LoggingGate(Protocol):
 
 
 def log_spec(condition: object) -> LogSpec | None:
-    return condition.logged() if isinstance(condition, LoggingGate) else None
+    """The gate's logpoint, if it is a LoggingGate (asked by its method, not isinstance: a
+    runtime protocol's check imports inspect on Python 3.12+, 3-10 ms of a first stop)."""
+    logged = getattr(condition, "logged", None)
+    return cast("LoggingGate", condition).logged() if callable(logged) else None

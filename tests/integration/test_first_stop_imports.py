@@ -125,8 +125,16 @@ def test_a_first_stop_imports_no_part_it_does_not_use(builder: Builder, tmp_path
     program = builder.build("calls")
     cold = _first_stop_modules(program, tmp_path / "cache")
     warm = _first_stop_modules(program, tmp_path / "cache")  # its index cached by the first
-    assert [name for name in _NOT_AT_AN_ENGINE_FIRST_STOP if name in cold and name not in _INDEXING] == []
-    assert [name for name in _NOT_AT_AN_ENGINE_FIRST_STOP if name in warm] == []
+    ours = [name for name in _NOT_AT_AN_ENGINE_FIRST_STOP if name not in _at_python_start()]
+    assert [name for name in ours if name in cold and name not in _INDEXING] == []
+    assert [name for name in ours if name in warm] == []
+
+
+def _at_python_start() -> set[str]:
+    """The modules an interpreter imports before any code of ours (3.13's: linecache)."""
+    done = subprocess.run([sys.executable, "-c", "import sys; print(' '.join(sys.modules))"],
+                          capture_output=True, text=True, timeout=50, check=True)  # fmt: skip
+    return set(done.stdout.split())
 
 
 def _first_stop_modules(program: Path, cache: Path) -> set[str]:
@@ -180,7 +188,8 @@ def test_the_mi_front_end_imports_no_part_a_first_stop_does_not_use(builder: Bui
         assert 'func="add"' in stop and 'name="a"' in output, (stop, output)
         listed = [line for line in errors.splitlines() if line.startswith("MODULES ")]
         modules = set(json.loads(listed[-1][len("MODULES ") :]))
-        assert [name for name in _NOT_AT_AN_MI_FIRST_STOP if name in modules] == []
+        at_start = _at_python_start()
+        assert [name for name in _NOT_AT_AN_MI_FIRST_STOP if name in modules and name not in at_start] == []
 
 
 def test_the_dap_adapter_imports_the_gdb_console_at_its_first_use() -> None:
