@@ -113,3 +113,10 @@ def test_an_optimized_out_argument_a_printer_shows_is_dots_in_a_frame_line(split
     the printer's empty summary)."""
     got = output_like_gdb(split, ["break '_Znwm@plt'", "run", "bt"])
     assert "__l=...," in got
+
+
+def test_a_parameter_list_picks_its_overload_or_none(split: Path) -> None:
+    """`main(double)` is no function of the program (gdb: not defined); it set a breakpoint
+    at main, whose parameters the search for its DWARF definition did not compare."""
+    got = output_like_gdb(split, ["break main(double)", "break main(void)", "break main(int,char**)", "info breakpoints"])
+    assert got.count('Function "main') == 2 and got.count("Breakpoint ") == 1

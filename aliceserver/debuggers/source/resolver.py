@@ -31,7 +31,7 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     query_leaf,
 )
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch
-from aliceserver.debuggers.symbols.dwarf.names import normalize_query
+from aliceserver.debuggers.symbols.dwarf.names import normalize_query, same_params, strip_signature
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, shown_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
@@ -236,6 +236,9 @@ class LocationResolver:
         matches = info.functions_named(name)
         if not matches:  # a static function the (debug file's) symbol table lacks
             found = self._defined_functions(module, info, name)
+            params = normalize_query(name)[1]
+            if params is not None:  # `main(double)`: that overload, or none (gdb's "not defined")
+                found = [entry for entry in found if self._has_params(module.base + entry[1], params)]
             matches = [info.match_of(*entry) for entry in found]
         image = self._source.symbols.image_of(module.path)
         for match in matches:
@@ -246,6 +249,14 @@ class LocationResolver:
         bound = {location.address for location in locations}
         locations += [c for c in self._inlined_copies(module, info, name) if c.address not in bound]
         return locations
+
+    def _has_params(self, address: int, params: str) -> bool:
+        """Whether the function at `address` takes `params`, as its print name says (a C
+        function's has none: gdb finds no `main(int)` in C)."""
+        die = self._source.function_die(address)
+        shown = shown_function_name(die) if die is not None else None
+        actual = strip_signature(shown)[1] if shown else None
+        return actual is not None and same_params(actual, params)
 
     def _match_place(self, module: Module, info: DebugInfo, name: str, match: FunctionMatch) -> CodeLocation:
         """The place of a function `break NAME` found, past its prologue."""

@@ -292,8 +292,13 @@ def normalize_query(text: str) -> tuple[str, str | None]:
 
 
 def same_params(a: str, b: str) -> bool:
-    """Parameter lists equal up to spacing (`(int,char*)` == `(int, char *)`)."""
-    return canonical(a) == canonical(b)
+    """Parameter lists equal up to spacing (`(int,char*)` == `(int, char *)`); C++'s
+    `(void)` is `()`."""
+    return _no_void(canonical(a)) == _no_void(canonical(b))
+
+
+def _no_void(params: str) -> str:
+    return "()" if params == "(void)" else params
 
 
 def display_name(demangled: str) -> str:
