@@ -11,10 +11,10 @@ the program's and then those of the libraries it needs, and stores them in the c
 indexahead.py) when it loads the program's index, and waits for its word instead of
 building it (a child not at work yet, failed or killed leaves it to the session, as before).
 
-Deciding costs next to nothing where no child is wanted (a warm start): the load average,
+Deciding costs next to nothing where no child is wanted (a warm start): the tasks runnable now,
 the program's build id read from its notes (a few reads, no ELF reader imported), one stat
 of the index file. So it imports only `os` and `sys`; the spawn, childstart.py.
-Like indexahead.py's, the child is started only when the load average leaves a CPU idle.
+The child is started only when a CPU is idle now (`_spare_cpu`).
 It dies with this process (PR_SET_PDEATHSIG; spawned by the main thread, which lives as long
 as the process) and is reaped by whoever claims it, or at exit.
 """
@@ -91,11 +91,23 @@ def _end_unclaimed() -> None:
 
 
 def _spare_cpu() -> bool:
-    """As indexahead._spare_cpu: the last minute's load average leaves a CPU idle."""
+    """Whether a CPU is idle now for the child: the tasks runnable at this moment (this
+    process's one thread among them) leave one. Not the last minute's load average, as
+    indexahead.py's later check: that lags the machine by a minute, and a debugger is
+    started just after a build. CPython's cold first stop, 10 paired rounds on 2 CPUs just
+    after a minute of two busy processes (load average 1.5, idle now): median 268 ms
+    against 286 without the child; at load 0.7-0.8, where both start it, 242 and 243."""
     try:
-        return os.getloadavg()[0] + 1 <= len(os.sched_getaffinity(0))
-    except OSError:
+        return runnable_tasks() <= len(os.sched_getaffinity(0))
+    except (OSError, ValueError, IndexError):
         return True
+
+
+def runnable_tasks() -> int:
+    """The kernel's count of tasks runnable at this moment, the caller's among them (the
+    fourth field of /proc/loadavg: `running/total`)."""
+    with open("/proc/loadavg", "rb") as handle:
+        return int(handle.read().split()[3].split(b"/")[0])
 
 
 def _default_directory() -> str:

@@ -39,6 +39,8 @@ _SEARCH, _INDEX = _PACKAGE + "searchchild", _PACKAGE + "indexchild"
 _SITECUSTOMIZE = """
 import os, sys, time
 os.getloadavg = lambda: (0.0, 0.0, 0.0)
+import aliceserver.programahead
+aliceserver.programahead.runnable_tasks = lambda: 1  # (this process alone)
 if os.environ.get("HOLD_MODULE") in sys.orig_argv:
     open(os.path.join(os.environ["HOLD_DIR"], "held"), "w").close()
     while not os.path.exists(os.path.join(os.environ["HOLD_DIR"], "go")):
