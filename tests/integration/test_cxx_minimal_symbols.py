@@ -6,10 +6,13 @@ parameters), a PLT stub `operator new(unsigned long)@plt`, in backtraces, `info 
 and breakpoint locations, and `break` finds one by that name. A function gcc split into a
 hot part and a `.cold` one (main, at -O2) is broken at its entry, the hot part, by every
 spelling: `main(int, char**)`, quoted, `FILE:'main(int, char**)'` (rbreak's); it was the
-cold part, which only an exception runs."""
+cold part, which only an exception runs. And `break NAME` matches those symbols by their
+demangled names as gdb's wild matching does (`break flush`: libstdc++'s methods, the
+`std::flush` manipulators and the PLT stubs calling them, beside the program's own)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -51,6 +54,11 @@ def split(builder: Builder) -> Path:
     if "main.cold" not in names:
         pytest.skip("this g++ did not split main into a .cold part")
     return program
+
+
+@pytest.fixture(scope="module")
+def library_names(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("cxx_library_names", ("-g", "-O0"))
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +128,36 @@ def test_a_parameter_list_picks_its_overload_or_none(split: Path) -> None:
     at main, whose parameters the search for its DWARF definition did not compare."""
     got = output_like_gdb(split, ["break main(double)", "break main(void)", "break main(int,char**)", "info breakpoints"])
     assert got.count('Function "main') == 2 and got.count("Breakpoint ") == 1
+
+
+def test_a_name_finds_the_librarys_functions_by_their_demangled_names(library_names: Path) -> None:
+    """After `run` (libstdc++ loaded, no debug info of its own): `break flush` at the
+    program's Sink::flush and ns::flush (their DWARF), libstdc++'s char and wchar_t
+    basic_ostream::flush, its std::flush<...> manipulators and the PLT stubs; a
+    parameter list leaves the stubs and manipulators out; a scope, the manipulators
+    (gdb: `std::flush` is not defined); `ostream` names no class, `std::ostream` the
+    typedef the program's DWARF defines (`std::string`'s class is std::__cxx11's)."""
+    spellings = ["flush", "write", "push_back", "flush()", "std::flush", "ostream::flush",
+                 "basic_ostream<char, std::char_traits<char> >::flush", "'std::basic_ostream<char, std::char_traits<char> >::write(char const*, long)'",
+                 "std::ostream::write(char const*, long)", "std::string::size"]  # fmt: skip
+    got = output_like_gdb(library_names, ["break main", "run", *(f"break {s}" for s in spellings), "info breakpoints",
+                                          "continue", "continue", "continue", "continue", "bt 1"])  # fmt: skip
+    assert "<std::basic_ostream<char, std::char_traits<char> >::flush()@plt>" in got
+    assert "<std::basic_ostream<wchar_t, std::char_traits<wchar_t> >::write(wchar_t const*, long)>" in got
+    assert "std::flush<char, std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&)>" in got
+    assert 'Function "std::flush" not defined.' in got and 'Function "ostream::flush" not defined.' in got
+    assert "in Sink::flush() at" in got and "in ns::flush(int) at" in got
+    quoted, typedef = (re.search(rf"^Breakpoint {n} at (0x[0-9a-f]+)$", got, re.M) for n in (7, 8))
+    assert quoted and typedef and quoted[1] == typedef[1], got  # the one method, by either name
+    assert 'Function "std::string::size" not defined.' in got
+    assert "Breakpoint 3.2, Sink::write (this=" in got and "Breakpoint 2.2, ns::flush (x=4)" in got
+
+
+def test_a_name_set_before_run_gains_the_librarys_functions_at_its_load(library_names: Path) -> None:
+    """Before `run` the program's symbols alone (its PLT stub and its own functions); the
+    library's methods are added as it loads, and a stop in one is named by its symbol."""
+    got = output_like_gdb(library_names, ["break write", "info breakpoints", "run", "info breakpoints",
+                                          "continue", "continue", "continue", "bt 1"])  # fmt: skip
+    assert got.count("<std::basic_ostream<char, std::char_traits<char> >::write(char const*, long)@plt>") == 2
+    assert "Breakpoint 1.1, 0x" in got  # the program's stub, then the method it calls:
+    assert "Breakpoint 1.4, 0x" in got and "in std::basic_ostream<char, std::char_traits<char> >::write(char const*, long) () from" in got

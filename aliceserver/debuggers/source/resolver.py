@@ -18,6 +18,7 @@ from aliceserver.debuggers.model import CodeLocation, Module, SourcePosition
 from aliceserver.debuggers.source import linespec
 from aliceserver.debuggers.source.debugfilesyms import debug_file_symbol, debug_file_symbols
 from aliceserver.debuggers.source.ifuncs import Ifuncs, resolved_target
+from aliceserver.debuggers.symbols.cxx_minimal import cxx_functions_named
 from aliceserver.debuggers.symbols.dwarf import inlinemap
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo
@@ -31,11 +32,17 @@ from aliceserver.debuggers.symbols.dwarf.inlines import (
     query_leaf,
 )
 from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch
-from aliceserver.debuggers.symbols.dwarf.names import normalize_query, same_params, strip_signature
+from aliceserver.debuggers.symbols.dwarf.names import (
+    normalize_query,
+    same_params,
+    split_qualified,
+    strip_signature,
+)
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, shown_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
+from aliceserver.debuggers.symbols.dwarf.types import TypedefType
 from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.errors import AliceError, ProtocolError
@@ -63,6 +70,8 @@ class LocationResolver:
         # Each module's code symbol of a name, the same way (a scan of its table per name:
         # past a few, the table builds its whole name index, 5-7 MB for CPython's)
         self._code_symbols: dict[tuple[str, int, str], tuple[ElfImage, ElfSymbol | None, bool]] = {}
+        # Each module's C++ function symbols a name matches, the same way
+        self._cxx_named: dict[tuple[str, int, str], tuple[ElfImage, list[tuple[ElfSymbol, str]]]] = {}
         self._ifuncs = Ifuncs()
         self._ifunc_sites: dict[int, str] = {}  # an ifunc's resolver place -> its symbol's name
 
@@ -335,9 +344,8 @@ class LocationResolver:
         a module's PLT stub of `name` (its trampoline symbol, `<strlen@plt>`) unless some
         other symbol of `name` is global or weak (the function it calls: libc's strlen, not
         ld.so's local one) or another module's stub, as search_minsyms_for_name keeps them."""
-        places: list[CodeLocation] = []
+        places, exported = self._cxx_places(name, found, program_only)
         searched: list[tuple[Module, ElfImage]] = []
-        exported = False
         for module in self._source.symbols.modules():
             if program_only and not module.is_main:
                 continue
@@ -365,6 +373,63 @@ class LocationResolver:
         if len(stubs) == 1:
             places.append(self._source.location_of(stubs[0][1].address + stubs[0][0].base))
         return places
+
+    def _cxx_places(self, name: str, found: list[CodeLocation], program_only: bool) -> tuple[list[CodeLocation], bool]:
+        """gdb's minimal symbols of C++ functions that `name` matches by their demangled
+        names (cxx_minimal.py: `break flush` at libstdc++'s methods and `...@plt` stubs),
+        past their frame setup, each by its demangled name; none whose symbol holds a
+        place found already (its function's, found by its debug info) or at a place
+        another gives. And whether one is global or weak (a stub's trampoline symbol of
+        the name is then left out, as search_minsyms_for_name does)."""
+        places: list[CodeLocation] = []
+        exported = False
+        query = self._typedef_scope_named(name)
+        for module in self._source.symbols.modules():
+            if program_only and not module.is_main:
+                continue
+            image = self._source.symbols.image_of(module.path)
+            if image is None:
+                continue
+            for symbol, shown in self._cxx_symbols(module, image, query):
+                exported = exported or symbol.binding != "local"
+                low = symbol.address + module.base
+                if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
+                    continue
+                place = self._source.location_of(self._past_frame_setup(low))
+                if all(place.address != other.address for other in (*found, *places)):
+                    places.append(place if place.source is not None else replace(place, function=shown))
+        return places, exported
+
+    def _typedef_scope_named(self, name: str) -> str:
+        """`name` with a scope that some module's DWARF defines as a typedef replaced by the
+        type it names, as gdb reads a name (cp_canonicalize_string_no_typedefs):
+        `std::ostream::flush` is `std::basic_ostream<char, std::char_traits<char> >::flush`.
+        Else `name` itself."""
+        key, params = normalize_query(name)
+        parts = split_qualified(key)
+        if len(parts) < 2:
+            return name
+        scope = "::".join(parts[:-1])
+        for _module, symbols in self._source.all_module_symbols():
+            found = symbols.find_type(scope)
+            if isinstance(found, TypedefType):
+                while isinstance(found, TypedefType):
+                    found = found.target
+                return f"{found}::{parts[-1]}{params or ''}"
+            if found is not None:
+                return name
+        return name
+
+    def _cxx_symbols(self, module: Module, image: ElfImage, name: str) -> list[tuple[ElfSymbol, str]]:
+        """cxx_functions_named, remembered by module and name as _module_symbol's."""
+        key = (module.path, module.base, name)
+        known = self._cxx_named.get(key)
+        if known is None or known[0] is not image:
+            known = (image, cxx_functions_named(image, name, self._source.demangler))
+            if len(self._cxx_named) >= _FUNCTION_PLACES:
+                self._cxx_named.pop(next(iter(self._cxx_named)))
+            self._cxx_named[key] = known
+        return known[1]
 
     def _module_symbol(self, module: Module, image: ElfImage, name: str) -> tuple[ElfSymbol | None, bool]:
         """_code_symbol, remembered (a stub's, `NAME@plt`, from the module's own table)."""

@@ -89,7 +89,7 @@ class SourceSymbols:
         self._places: dict[tuple[str, int, int, bool, bool, SymbolLocation], list[StackFrame]] = {}
         # (debug file, module path) -> whether they are one file (the module has its own DWARF)
         self._own_debug_files: dict[tuple[str, str], bool] = {}
-        self._demangler = Demangler()  # (libstdc++'s __cxa_demangle, loaded at its first name)
+        self.demangler = Demangler()  # (libstdc++'s __cxa_demangle, loaded at its first name)
         self.prefetch = SectionPrefetch(self._cache)  # libraries' DWARF inflated ahead
 
     def close(self) -> None:
@@ -291,7 +291,7 @@ class SourceSymbols:
             if function is not None:
                 return self.shown_name(function.name, address)
         name = self.symbols.lookup_address(address).name  # a minimal symbol: its natural name
-        return natural_name(name, self._demangler) if name is not None else None
+        return natural_name(name, self.demangler) if name is not None else None
 
     def line_row(self, address: int) -> tuple[int, int, SourcePosition, bool] | None:
         """Runtime [start, end), position and is_stmt of the one row holding `address`."""
@@ -402,7 +402,7 @@ class SourceSymbols:
         if symbol_name is not None and "." in symbol_name:
             symbol_name = self._dwarf_function(lookup) or symbol_name
         if not name and symbol_name is not None and symbol_name.startswith(("_Z", "_R")):
-            return natural_name(symbol_name, self._demangler)  # a minimal symbol's, as gdb's
+            return natural_name(symbol_name, self.demangler)  # a minimal symbol's, as gdb's
         name = name or symbol_name or self._dwarf_function(lookup)
         if name:
             return funcnames.without_parameters(name)

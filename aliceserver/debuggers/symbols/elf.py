@@ -109,6 +109,14 @@ class ElfImage:
         """(name, link address, size) of every function symbol, unordered."""
         return self._symtab().functions()
 
+    def has_mangled_names(self) -> bool:
+        """Whether some symbol's name is a mangled C++ one (`_Z...`)."""
+        return self._symtab().has_mangled_names()
+
+    def functions_containing(self, fragment: str) -> list[ElfSymbol]:
+        """The function symbols (`name@plt` stubs too) whose names hold `fragment`."""
+        return self._symtab().functions_containing(fragment)
+
     def find_symbol(self, name: str) -> ElfSymbol | None:
         """The symbol called `name` (version suffixes ignored), a global function first."""
         return self._symtab().find(name)

@@ -289,6 +289,7 @@ class SymbolTable:
         self._aliases: dict[int, list[Entry]] = {}
         self._alias_scans = 0  # addresses whose aliases were searched for one by one
         self._all: list[ElfSymbol] | None = None
+        self._mangled: bool | None = None  # has_mangled_names' answer
 
     @property
     def _entries(self) -> list[Entry]:
@@ -357,6 +358,23 @@ class SymbolTable:
         """(name, address, size) of every function symbol: plain tuples, for indexes that
         scan all of them (building an ElfSymbol per entry costs more than the scan)."""
         return [(e[2], e[0], e[1]) for e in self._entries + self._synthetic if e[3] == "func"]
+
+    def has_mangled_names(self) -> bool:
+        """Whether some symbol has a C++ (Itanium ABI) mangled name: once per table."""
+        if self._mangled is None:
+            if self._real is None and self._columns is not None:
+                self._mangled = self._columns.any_name_starts("_Z")
+            else:
+                self._mangled = any(e[2].startswith("_Z") for e in self._entries + self._synthetic)
+        return self._mangled
+
+    def functions_containing(self, fragment: str) -> list[ElfSymbol]:
+        """The function symbols (PLT stubs too) whose names hold `fragment` (no NUL)."""
+        if self._real is None and self._columns is not None:
+            entries = self._columns.containing(fragment)
+        else:
+            entries = [e for e in self._entries + self._synthetic if fragment in e[2]]
+        return [_symbol(e) for e in entries if e[3] == "func"]
 
     def find(self, name: str) -> ElfSymbol | None:
         candidates = self._named(name)

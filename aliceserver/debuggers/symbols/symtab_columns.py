@@ -101,6 +101,21 @@ class PackedColumns:
         found = compress(range(len(column)), map(addresses.__contains__, column))
         return [self.entry(i) for i in found]
 
+    def any_name_starts(self, prefix: str) -> bool:
+        """Whether some entry's name begins with `prefix` (no NUL)."""
+        return self._text.startswith(prefix) or _SEPARATOR + prefix in self._text
+
+    def containing(self, fragment: str) -> list[Entry]:
+        """Every entry (PLT stubs too) whose name holds `fragment`, in table order: one scan
+        of the joined names."""
+        text, starts, found = self._text, self._starts, []
+        at = text.find(fragment)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            found.append(self.entry(i))
+            at = text.find(fragment, starts[i + 1]) if i + 1 < len(starts) else -1
+        return found
+
     def named(self, name: str) -> list[Entry]:
         """The real entries named `name`, or (a name without `@`) it with a version
         (`memcpy@@GLIBC_2.14`), in table order: a scan of the joined names."""

@@ -87,3 +87,23 @@ def test_the_packed_table_keeps_where_several_functions_start() -> None:
     assert packed._folded == frozenset({0x1100})
     assert [packed.shared_by_functions(a) for a in ADDRESSES] == [whole.shared_by_functions(a) for a in ADDRESSES]
     assert not symtab.is_packed_table((*table[:7], table[7][:-1]))  # not whole 64-bit words
+
+
+def test_packed_columns_find_names_holding_a_text_as_the_table_does() -> None:
+    """C++'s wild search (cxx_minimal.py): the function symbols whose names hold a text,
+    PLT stubs too, and whether any name is a mangled C++ one."""
+    entries = [*ENTRIES, (0x1900, 8, "_ZNSo5flushEv", "func", "weak", 1, False),
+               (0x1A00, 8, "_ZSt5flushIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_", "func", "weak", 1, False),
+               (0x1B00, 8, "_ZN2ns5flushE", "object", "global", 1, False)]  # fmt: skip
+    stubs = [*STUBS, (0x1C00, 16, "_ZNSo5flushEv@plt", "func", "local", 1, False)]
+    whole = SymbolTable(entries, SECTIONS, stubs)
+    packed = SymbolTable.from_packed(whole.packed())
+    for fragment in ("5flush", "memcpy", "foo", "fo", "@", "absent"):
+        found = sorted(s.name for s in whole.functions_containing(fragment))
+        assert sorted(s.name for s in packed.functions_containing(fragment)) == found
+    assert sorted(s.name for s in packed.functions_containing("5flush")) == [
+        "_ZNSo5flushEv", "_ZNSo5flushEv@plt", "_ZSt5flushIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_"]
+    assert packed._real is None  # no entry list was made for the search
+    assert whole.has_mangled_names() and packed.has_mangled_names()
+    c_only = SymbolTable(ENTRIES, SECTIONS, STUBS)
+    assert not c_only.has_mangled_names() and not SymbolTable.from_packed(c_only.packed()).has_mangled_names()

@@ -330,7 +330,7 @@ class DebugInfo:
         if not key:
             return []
         comps = names.split_qualified(key)
-        needle = names._strip_templates(comps[-1]) if comps else key
+        needle = names.strip_templates(comps[-1]) if comps else key
         seen: set[int] = set()
         found: list[FunctionMatch] = []
         for linkage, demangled, low, size in self._functions.matching(needle, self._demangled):

@@ -89,7 +89,7 @@ def query_leaf(query: str) -> str:
     template arguments stripped."""
     key, _params = names.normalize_query(query)
     comps = names.split_qualified(key)
-    return names._strip_templates(comps[-1]) if comps else key
+    return names.strip_templates(comps[-1]) if comps else key
 
 
 def _string_offsets(sections: ElfSections, needle: bytes) -> list[int]:
@@ -234,7 +234,7 @@ def inline_sites(
         except (TypeError, ValueError):
             pass  # another shape: compute it again
     comps = names.split_qualified(key)
-    leaf = names._strip_templates(comps[-1]) if comps else key
+    leaf = names.strip_templates(comps[-1]) if comps else key
     # dwz: the name may be in a partial unit (or the alt file) that units import
     shared = shares_units(info.sections)
     candidates = None if shared else units_mentioning(info.sections, info.unit_offsets, leaf)

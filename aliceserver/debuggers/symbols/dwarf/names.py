@@ -215,7 +215,7 @@ def _drop_return_type(text: str) -> str:
     return text[cut + 1 :] if cut >= 0 else text
 
 
-def _strip_templates(component: str) -> str:
+def strip_templates(component: str) -> str:
     """`max<int>` -> `max`, `Foo<a<b>>` -> `Foo`; `operator<` untouched."""
     if component.startswith("operator") or not component.endswith(">"):
         return component
@@ -266,13 +266,13 @@ def lookup_keys(linkage_name: str, demangled: str) -> set[str]:
     if qualified != linkage_name:
         keys.add(_CLONE.sub("", qualified))
     variants = [split_qualified(_CLONE.sub("", qualified))]
-    stripped = [_strip_templates(c) for c in variants[0]]
+    stripped = [strip_templates(c) for c in variants[0]]
     if stripped != variants[0]:
         variants.append(stripped)
     for comps in list(variants):
         if comps and _rust_impl(comps[0]):  # `<a::Foo>::method` -> also `a::Foo::method`
             variants.append(split_qualified(_rust_impl(comps[0])[0]) + comps[1:])
-            variants.append([_strip_templates(c) for c in variants[-1]])
+            variants.append([strip_templates(c) for c in variants[-1]])
     for comps in variants:
         for i in range(len(comps)):
             keys.add("::".join(comps[i:]))

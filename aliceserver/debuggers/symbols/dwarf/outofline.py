@@ -59,7 +59,7 @@ def defined_functions(
 
 def _search(info: DebugInfo, finder: Callable[[], InlineFinder | None], key: str) -> list[Definition]:
     comps = names.split_qualified(key)
-    leaf = names._strip_templates(comps[-1]) if comps else key
+    leaf = names.strip_templates(comps[-1]) if comps else key
     candidates = units_mentioning(info.sections, info.unit_offsets, leaf)
     if not candidates:  # None: too common a string to narrow; no walk of every unit
         return []
