@@ -161,3 +161,14 @@ def test_a_name_set_before_run_gains_the_librarys_functions_at_its_load(library_
     assert got.count("<std::basic_ostream<char, std::char_traits<char> >::write(char const*, long)@plt>") == 2
     assert "Breakpoint 1.1, 0x" in got  # the program's stub, then the method it calls:
     assert "Breakpoint 1.4, 0x" in got and "in std::basic_ostream<char, std::char_traits<char> >::write(char const*, long) () from" in got
+
+
+def test_a_library_variable_the_program_declares_is_at_its_copy(library_names: Path) -> None:
+    """std::cout, declared in the program's DWARF (no location) and defined in libstdc++
+    (no debug info): its address is the program's copy (`_ZSt4cout`, by its linkage name),
+    shown by its demangled symbol with its version, as gdb's; it was "optimized out"."""
+    got = output_like_gdb(library_names, ["break main", "run", "print &std::cout", "info address std::cout",
+                                          "info symbol &std::cout", "output &std::cout"])  # fmt: skip
+    assert re.search(r"= \(std::ostream \*\) 0x[0-9a-f]+ <std::cout@GLIBCXX_3\.4>", got), got
+    assert 'Symbol "std::cout" is static storage at address 0x' in got
+    assert "std::cout@GLIBCXX_3.4 in section .bss of" in got

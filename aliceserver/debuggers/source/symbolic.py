@@ -65,8 +65,9 @@ def address_symbol(
         text = function.print_name if demangle is not None else function.linkage_name
         return SymbolLocation(address, text, address - function.entry, where.module)
     if demangle is not None:
-        demangled = demangle(name)
-        name = demangled if demangled != name else gdb_print_name(name)
+        base, at, version = name.partition("@")  # `_ZSt4cout@GLIBCXX_3.4`: std::cout@GLIBCXX_3.4
+        demangled = demangle(base)
+        name = demangled + at + version if demangled != base else gdb_print_name(name)
     return SymbolLocation(address, name, offset, where.module)
 
 

@@ -251,7 +251,7 @@ def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:
         return SymbolStorage(var.name, StorageKind.CONSTANT, size, value=value if isinstance(value, int) else None)
     attr = die.attributes.get("DW_AT_location")
     if attr is None:
-        symbol = symbols.image.find_symbol(var.name) if var.kind is VarKind.GLOBAL else None
+        symbol = symbols.declared_symbol(var) if var.kind is VarKind.GLOBAL else None
         if symbol is not None:  # an extern declaration: the symbol's address
             return SymbolStorage(var.name, StorageKind.STATIC, size, address=symbol.address + bias)
         return SymbolStorage(var.name, StorageKind.OPTIMIZED_OUT, size)

@@ -47,6 +47,8 @@ def cxx_functions_named(image: ElfImage, query: str, demangler: Demangler) -> li
         if stub and params is not None:
             continue  # gdb compares the stub's `()@plt` with the query's `()`
         base = symbol.name.removesuffix(_PLT)
+        if "." in base:
+            continue  # a clone (`.cold`, `.isra.0`): gdb sets none at one by its function's name
         demangled = demangler.demangle(base)
         if demangled == base:
             continue

@@ -56,7 +56,7 @@ from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
 from aliceserver.debuggers.symbols.dwarf.types import FunctionType, ReferenceType, Type, strip
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind, global_kind
-from aliceserver.debuggers.symbols.elf import ElfImage
+from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.errors import TargetError
 
 if TYPE_CHECKING:
@@ -324,7 +324,7 @@ class ModuleSymbols:
         attr = die.attributes.get("DW_AT_location")
         if attr is None:
             if var.kind is VarKind.GLOBAL:  # an extern declaration: the symbol's address
-                sym = self.image.find_symbol(var.name)
+                sym = self.declared_symbol(var)
                 if sym is not None:
                     return MemoryLoc(sym.address + ctx.load_bias)
             return OptimizedOut()
@@ -401,6 +401,13 @@ class ModuleSymbols:
             at = None if cu is None else self.units.function_die_at(cu, link)
             self._site_functions[link] = None if at is None else at.subprogram
         return self._site_functions[link]
+
+    def declared_symbol(self, var: Variable) -> ElfSymbol | None:
+        """The ELF symbol of an `extern` variable's declaration: by its linkage name where
+        it has one (C++'s `_ZSt4cout` for std::cout, a copy in the program's .bss), else
+        by its name."""
+        linkage = attr_value(var.die, "DW_AT_linkage_name")
+        return self.image.find_symbol(linkage.decode(errors="replace") if isinstance(linkage, bytes) else var.name)
 
     def site_function_start(self, ctx: FrameContext) -> int | None:
         """The runtime entry of the function holding the call site a caller frame `ctx` is
