@@ -345,20 +345,14 @@ class LocationResolver:
         other symbol of `name` is global or weak (the function it calls: libc's strlen, not
         ld.so's local one) or another module's stub, as search_minsyms_for_name keeps them."""
         places, exported = self._cxx_places(name, found, program_only)
-        searched: list[tuple[Module, ElfImage]] = []
-        for module in self._source.symbols.modules():
-            if program_only and not module.is_main:
-                continue
-            image = self._source.symbols.image_of(module.path)
-            if image is None:
-                continue
-            searched.append((module, image))
+        searched = self._searched_images(program_only)
+        for module, image in searched:
             symbol, own = self._module_symbol(module, image, name)
             if symbol is None:
                 continue
             exported = exported or symbol.binding != "local"
             low = symbol.address + module.base
-            if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
+            if _holds_a_place(low, symbol, (*found, *places)):
                 continue
             place = self._source.location_of(self._past_frame_setup(low))
             info = self._source.debug_info(module) if place.source is not None else None
@@ -384,21 +378,23 @@ class LocationResolver:
         places: list[CodeLocation] = []
         exported = False
         query = self._typedef_scope_named(name)
-        for module in self._source.symbols.modules():
-            if program_only and not module.is_main:
-                continue
-            image = self._source.symbols.image_of(module.path)
-            if image is None:
-                continue
+        for module, image in self._searched_images(program_only):
             for symbol, shown in self._cxx_symbols(module, image, query):
                 exported = exported or symbol.binding != "local"
                 low = symbol.address + module.base
-                if any(low <= place.address < low + max(symbol.size, 1) for place in (*found, *places)):
+                if _holds_a_place(low, symbol, (*found, *places)):
                     continue
                 place = self._source.location_of(self._past_frame_setup(low))
                 if all(place.address != other.address for other in (*found, *places)):
                     places.append(place if place.source is not None else replace(place, function=shown))
         return places, exported
+
+    def _searched_images(self, program_only: bool) -> list[tuple[Module, ElfImage]]:
+        """Each module whose symbols `break` searches, with its image: the program's alone
+        before `run` (gdb has read no library's symbols, ld.so's neither)."""
+        modules = self._source.symbols.modules()
+        found = [(m, self._source.symbols.image_of(m.path)) for m in modules if m.is_main or not program_only]
+        return [(module, image) for module, image in found if image is not None]
 
     def _typedef_scope_named(self, name: str) -> str:
         """`name` with a scope that some module's DWARF defines as a typedef replaced by the
@@ -582,6 +578,11 @@ class LocationResolver:
             built = inlinemap.build(info.sections, _lto_units(info), name_of)
             held = self._inline_maps[module.path] = (info, built)
         return held[1]
+
+
+def _holds_a_place(low: int, symbol: ElfSymbol, places: tuple[CodeLocation, ...]) -> bool:
+    """Whether the symbol's bytes, from its runtime address `low`, hold one of `places`."""
+    return any(low <= place.address < low + max(symbol.size, 1) for place in places)
 
 
 def _in_code(image: ElfImage, symbol: ElfSymbol) -> bool:
