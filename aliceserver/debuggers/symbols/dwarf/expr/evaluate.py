@@ -72,6 +72,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     BaseType,
     EnumType,
     FunctionType,
+    Member,
     PointerType,
     QualifiedType,
     ReferenceType,
@@ -222,6 +223,8 @@ class Evaluator:
                 stack.append(item.args)  # Cls::f(x): a static member, looked up when called
                 continue
             if isinstance(item, ast.Name):
+                if "::" in item.name and (scoped := self._class_field(item.name)) and scoped[2]:
+                    continue  # a class's data member: told when evaluated (sizeof takes its type)
                 names.append(item.name)
             elif isinstance(item, ast.EntryValue):  # gdb checks it is a parameter as it parses
                 names.append(item)
@@ -341,7 +344,9 @@ class Evaluator:
         # Each name is resolved once per evaluation (check_names resolves them all first).
         found = self._resolved.get(name)
         if found is None:
-            found = self._resolved[name] = self._name(name)
+            found = self._name(name)
+            if not self.type_only:  # (`Class::field` has a value only there: sizeof's)
+                self._resolved[name] = found
         return found
 
     def _name(self, name: str) -> Value:
@@ -361,7 +366,25 @@ class Evaluator:
         minimal = minimal_function(self.symbols, lookup) or minimal_data(self.symbols, lookup)
         if minimal is not None:
             return minimal
+        scoped = self._class_field(lookup)
+        if scoped is not None:  # C++'s `Class::field`, as gdb's value_aggregate_elt
+            cls, member, field = scoped
+            if field is not None and self.type_only:  # sizeof, whatis: its type
+                return self.zero(field.type)
+            if field is not None:
+                raise EvaluationError(f'Cannot reference non-static field "{member}"')
+            if cls.nested_type is None or cls.nested_type(member) is None:
+                raise EvaluationError(f"There is no field named {member}")
         raise EvaluationError(no_symbol(self.symbols, lookup))
+
+    def _class_field(self, name: str) -> tuple[StructType, str, Member | None] | None:
+        """(the class, the member's name, its data member or None) of `Class::name`; None
+        where the scope is no class."""
+        found = scoped_class(self, ast.Name(name)) if "::" in name else None
+        if found is None:
+            return None
+        cls, member = found
+        return cls, member, next((m for m in cls.members if m.name == member and not m.is_base), None)
 
     def entry_symbols(self, name: str) -> EntryValues:
         if not isinstance(self.symbols, EntryValues):  # symbols without frames (tests' fakes)
