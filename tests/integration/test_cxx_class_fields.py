@@ -1,11 +1,13 @@
 """C++'s `Class::field` in expressions, against gdb 13 in the same run (value_aggregate_elt):
 a data member has no value without an object ("Cannot reference non-static field"), but a
 type where only the type counts (`sizeof`, `whatis`, `ptype`); a name no member of the
-class has is "There is no field named"; they were "No symbol "Sink::n" in current context."."""
+class has is "There is no field named"; they were "No symbol "Sink::n" in current context.".
+And a qualified name that names nothing is told by the part of its scope gdb stops at."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -31,3 +33,26 @@ def test_a_class_field_by_its_class_as_gdb_evaluates_it(builder: Builder) -> Non
     assert got == expected
     assert got.count('Cannot reference non-static field "n"') == 3 and "There is no field named nothing" in got
     assert got.count("type = int") == 2 and "$1 = 4" in got  # sizeof(Sink::n)
+
+
+def _like_gdb(program: Path, commands: list[str]) -> str:
+    expected = batch_in_program_dir([str(gdb_path())], commands, program)
+    got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], commands, program)
+    assert got == expected
+    return got
+
+
+def test_a_qualified_name_naming_nothing_is_told_as_gdb_tells_it(builder: Builder) -> None:
+    """The namespace that lacks the name, the first part that is no namespace or class, a
+    class within a namespace that has no such type; in C the first part alone (or
+    FUNCTION::VARIABLE's); before `run` too."""
+    cxx = MoreBuilder(builder.cache_dir).build_cpp("cxx_library_names", ("-g", "-O0"))
+    names = ["std::cerr", "ns::nothing", "nosuch::x", "ns::inner::x", "std::chrono::nothing", "main::nothing",
+             "ns::flush::q"]  # fmt: skip
+    got = _like_gdb(cxx, [*(f"print {n}" for n in names), "break main", "run", *(f"print {n}" for n in names)])
+    assert got.count('No symbol "cerr" in namespace "std".') == 2
+    assert got.count('No type "inner" within class or namespace "ns".') == 2
+    assert got.count('No symbol "nosuch" in current context.') == 2
+    got = _like_gdb(builder.build("calls"), ["break main", "run", "print nosuch::x", "print a::b::c", "print add::x"])
+    assert 'No symbol "a" in current context.' in got and 'No symbol "x" in specified context.' in got
+

@@ -247,6 +247,15 @@ class ProcessEvalSymbols:
             raise EvaluationError(f'@entry can be used only for function parameters, not for "{name}"')
         return self.frame_symbols.entry_value(name)
 
+    def is_namespace(self, name: str) -> bool:
+        """Whether some module's DWARF declares the namespace `name` (gdb's errors): the
+        frame's module first, its unit first."""
+        if self.frame_symbols is not None:
+            scope = self.frame_symbols.scope
+            if self.frame_symbols.module.is_namespace(name, scope.cu if scope is not None else None):
+                return True
+        return any(module.is_namespace(name, self._first_unit(module)) for _bias, module in self.others())
+
     def lookup_type(self, name: str) -> Type | None:
         if self.frame_symbols is not None:
             found = self.frame_symbols.lookup_type(name)

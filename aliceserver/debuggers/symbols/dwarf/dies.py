@@ -6,6 +6,7 @@ Addresses here are link-time addresses (runtime minus the module's load bias).
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import os
 import struct
@@ -137,6 +138,7 @@ class DwarfUnits:
         self._call_sites: dict[int, tuple[dict[int, int], list[int]]] = {}
         self._cu_ranges: list[tuple[int, int, int]] | None = None  # (low, high, cu offset)
         self._names: dict[int, dict[str, list[DIE]]] = {}  # cu offset -> name -> DIEs
+        self._namespaces: dict[int, set[str]] = {}  # cu offset -> its namespaces' qualified names
         self._all_cu_offsets: list[int] | None = None
         # DW_AT_name -> offsets of the CUs that may hold it (globalnames.py); None: none
         # given, or it could not be built, and a name not found nearby means every CU.
@@ -539,12 +541,25 @@ class DwarfUnits:
         with self._lock:
             names = self._names.get(cu.cu_offset)
             if names is None:
-                names = {}
-                self._collect_names(cu.get_top_DIE(), "", names)
-                self._names[cu.cu_offset] = names
+                found: dict[str, list[DIE]] = {}
+                spaces: set[str] = set()
+                self._collect_names(cu.get_top_DIE(), "", found, spaces)
+                self._names[cu.cu_offset], self._namespaces[cu.cu_offset] = found, spaces
+                names = found
             return names
 
-    def _collect_names(self, parent: DIE, prefix: str, out: dict[str, list[DIE]]) -> None:
+    def is_namespace(self, name: str, first_cu: CompileUnit | None = None) -> bool:
+        """Whether a unit declares the namespace `name` (`std`, `a::b`): `first_cu`, then
+        every unit (their top-level DIEs parsed, as top_level_names: asked where a name is
+        not found, for gdb's error)."""
+        units = [first_cu] if first_cu is not None else []
+        for cu in itertools.chain(units, (self.cu_at_offset(off) for off in self.cu_offsets())):
+            self.top_level_names(cu)
+            if name in self._namespaces.get(cu.cu_offset, ()):
+                return True
+        return False
+
+    def _collect_names(self, parent: DIE, prefix: str, out: dict[str, list[DIE]], spaces: set[str]) -> None:
         for child in children(parent):
             if child.tag in _DEFINITION_TAGS:
                 name = die_name(child)
@@ -560,8 +575,10 @@ class DwarfUnits:
                             out.setdefault(scoped + ename, []).append(enumerator)
             elif child.tag in _NAMESPACE_TAGS:
                 ns = die_name(child)
+                if ns:
+                    spaces.add(prefix + ns)
                 # Names in an anonymous namespace are reachable unqualified, as in C++.
-                self._collect_names(child, f"{prefix}{ns}::" if ns else prefix, out)
+                self._collect_names(child, f"{prefix}{ns}::" if ns else prefix, out, spaces)
 
     def find_dies(self, name: str, *, first_cu: CompileUnit | None = None) -> Iterator[DIE]:
         """Top-level DIEs called `name`: `first_cu`'s, then those of the CUs the name index

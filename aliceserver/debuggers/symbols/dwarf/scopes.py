@@ -257,6 +257,10 @@ class ModuleSymbols:
             self._indexed = IndexedTypes(self.units, self.type_index)
         return self._indexed
 
+    def is_namespace(self, name: str, cu: CompileUnit | None = None) -> bool:
+        """Whether the module's DWARF declares the namespace `name` (`cu`'s first)."""
+        return self.has_dwarf and self.units.is_namespace(name, cu)
+
     def find_type(self, name: str, cu: CompileUnit | None = None, *, c_names: bool = False) -> Type | None:
         """A named type: `point`, `struct point`, `union u`, `enum color`, a typedef,
         `ns::outer<int>::inner` (any spelling: see typekeys.py). With `c_names` (C's rules),

@@ -50,6 +50,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.noprogram import (
     no_symbol,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.operators import is_struct, no_class_operator
+from aliceserver.debuggers.symbols.dwarf.expr.scopenames import missing_scoped_name
 from aliceserver.debuggers.symbols.dwarf.expr.unplaced import (
     array_literal,
     in_target,
@@ -375,7 +376,8 @@ class Evaluator:
                 raise EvaluationError(f'Cannot reference non-static field "{member}"')
             if cls.nested_type is None or cls.nested_type(member) is None:
                 raise EvaluationError(f"There is no field named {member}")
-        raise EvaluationError(no_symbol(self.symbols, lookup))
+        told = missing_scoped_name(self.symbols, lookup) if "::" in lookup else None
+        raise EvaluationError(told or no_symbol(self.symbols, lookup))
 
     def _class_field(self, name: str) -> tuple[StructType, str, Member | None] | None:
         """(the class, the member's name, its data member or None) of `Class::name`; None
