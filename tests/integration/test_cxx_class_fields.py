@@ -56,3 +56,20 @@ def test_a_qualified_name_naming_nothing_is_told_as_gdb_tells_it(builder: Builde
     got = _like_gdb(builder.build("calls"), ["break main", "run", "print nosuch::x", "print a::b::c", "print add::x"])
     assert 'No symbol "a" in current context.' in got and 'No symbol "x" in specified context.' in got
 
+
+def test_pointers_to_members_and_method_types_as_gdb_makes_them(builder: Builder) -> None:
+    """`&Class::field` is a pointer to data member (`&geo::Plain::y`), `&Class::method` one
+    to a member function, a virtual one by its slot (`&virtual geo::Plain::g()`); a
+    method's type has its `this` (`{int (const geo::Plain * const, int)}`); an in-class
+    constant declared only is its value (`geo::Plain::limit`: 7), and not an lvalue. They
+    were plain function pointers without `this`, and "There is no field named limit"."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_member_types", ("-g", "-O0"))
+    got = _like_gdb(program, ["break main", "run", "print &geo::Plain::g", "print &geo::Plain::f", "print &geo::Plain::y",
+                              "whatis &geo::Plain::y", "ptype &geo::Plain::f", "print &geo::Plain::count",
+                              "print geo::Plain::f", "whatis geo::Plain::g", "print geo::Plain::limit + 1",
+                              "print &geo::Plain::limit"])  # fmt: skip
+    assert "= &virtual geo::Plain::g()" in got and "= &geo::Plain::y" in got
+    assert "(int (geo::Plain::*)(const geo::Plain * const, int)) 0x" in got
+    assert "$5 = {int (const geo::Plain * const, int)} 0x" in got and "$6 = 8" in got
+    assert 'Can\'t take address of "geo::Plain::limit" which isn\'t an lvalue.' in got
+

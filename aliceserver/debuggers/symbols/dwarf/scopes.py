@@ -33,6 +33,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import (
 )
 from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.implicitptr import pointee
+from aliceserver.debuggers.symbols.dwarf.languages import CPLUS
 from aliceserver.debuggers.symbols.dwarf.locexpr import (
     EvaluationError,
     ExprEnv,
@@ -49,11 +50,22 @@ from aliceserver.debuggers.symbols.dwarf.locexpr import (
     loclist_v5,
 )
 from aliceserver.debuggers.symbols.dwarf.rawread import uleb
-from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_prototyped, is_rust
+from aliceserver.debuggers.symbols.dwarf.type_builder import (
+    TypeBuilder,
+    is_prototyped,
+    is_rust,
+    is_this_param,
+)
 from aliceserver.debuggers.symbols.dwarf.typedstack import Entry, base_type_in
 from aliceserver.debuggers.symbols.dwarf.typefind import IndexedTypes
 from aliceserver.debuggers.symbols.dwarf.typenames import TypeNameIndex
-from aliceserver.debuggers.symbols.dwarf.types import FunctionType, ReferenceType, Type, strip
+from aliceserver.debuggers.symbols.dwarf.types import (
+    FunctionType,
+    QualifiedType,
+    ReferenceType,
+    Type,
+    strip,
+)
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind, global_kind
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
@@ -303,9 +315,11 @@ class ModuleSymbols:
         # (DW_AT_abstract_origin) in its order, `PyBytes_FromStringAndSize(Py_ssize_t, const char *)`
         own = "DW_AT_abstract_origin" in die.attributes and any(c.tag in _PARAMETER_TAGS for c in children(die))
         for child in children(die if own else source):
-            if child.tag == "DW_TAG_formal_parameter":
-                if not resolved_attr(child, "DW_AT_artificial"):
-                    fn.params.append(self.types.of_die_attr(origin_die(child, "DW_AT_type") or child))
+            if child.tag == "DW_TAG_formal_parameter":  # a method's `this` too, as gdb's
+                param = self.types.of_die_attr(origin_die(child, "DW_AT_type") or child)
+                if not fn.params and is_this_param(child, param) and attr_value(die.cu.get_top_DIE(), "DW_AT_language") in CPLUS:
+                    param = QualifiedType(param, const=True)  # gdb: `Sink * const` (GCC PR 43053)
+                fn.params.append(param)
             elif child.tag == "DW_TAG_unspecified_parameters":
                 fn.varargs = True
         return fn

@@ -189,7 +189,7 @@ class TypeBuilder:
             for child in children(die):
                 if child.tag == "DW_TAG_formal_parameter":
                     param = self.of_die_attr(child)
-                    if cplus and not fn.params and _is_this(child, param):
+                    if cplus and not fn.params and is_this_param(child, param):
                         param = QualifiedType(param, const=True)  # gdb: `Plain * const this`
                     fn.params.append(param)
                 elif child.tag == "DW_TAG_unspecified_parameters":
@@ -465,7 +465,7 @@ def _method_in_slot(die: DIE, slot: int) -> str | None:
     return None
 
 
-def _is_this(param: DIE, t: Type) -> bool:
+def is_this_param(param: DIE, t: Type) -> bool:
     """gdb's test for a method type's `this` (its first parameter, made const): artificial,
     and named `this` or unnamed."""
     return (

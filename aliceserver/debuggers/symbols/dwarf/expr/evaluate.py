@@ -74,6 +74,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     EnumType,
     FunctionType,
     Member,
+    MemberPointerType,
     PointerType,
     QualifiedType,
     ReferenceType,
@@ -84,7 +85,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     strip,
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
-from aliceserver.debuggers.symbols.dwarf.values import Value
+from aliceserver.debuggers.symbols.dwarf.values import Value, static_value
 from aliceserver.debuggers.symbols.dwarf.x86_registers import FlagsType
 
 log = logging.getLogger(__name__)
@@ -374,10 +375,36 @@ class Evaluator:
                 return self.zero(field.type)
             if field is not None:
                 raise EvaluationError(f'Cannot reference non-static field "{member}"')
+            static = next((m for m in cls.statics if m.name == member), None)
+            if static is not None:  # an in-class constant, declared only (`static const int limit = 7`)
+                return static_value(self.zero(cls), static)
             if cls.nested_type is None or cls.nested_type(member) is None:
                 raise EvaluationError(f"There is no field named {member}")
         told = missing_scoped_name(self.symbols, lookup) if "::" in lookup else None
         raise EvaluationError(told or no_symbol(self.symbols, lookup))
+
+    def _member_pointer(self, name: str) -> Value | None:
+        """C++'s `&Class::field` and `&Class::method`, pointers to members as gdb makes them
+        (value_aggregate_elt wanting an address): a data member's offset; a method's
+        {code address, 0}, a virtual one's {vtable offset + 1, 0}. None: no class's member,
+        or a static one (a plain pointer)."""
+        scoped = self._class_field(name)
+        if scoped is None:
+            return None
+        cls, member, field = scoped
+        if field is not None:
+            if field.offset is None:
+                return None
+            return Value(MemberPointerType(field.type, cls), ImplicitLoc(field.offset.to_bytes(8, "little")), self.ctx)
+        value = self.name(name)
+        ftype = strip(value.type)
+        this = strip(ftype.params[0]) if isinstance(ftype, FunctionType) and ftype.params else None
+        if not isinstance(this, PointerType) or strip(this.target) is not cls or not isinstance(value.location, MemoryLoc):
+            return None
+        declared = cls.member_functions() if cls.member_functions is not None else []
+        slot = next((m.virtual_slot for m in declared if m.name == member and m.virtual_slot is not None), None)
+        ptr = 8 * slot + 1 if slot is not None and slot >= 0 else value.location.address
+        return Value(MemberPointerType(value.type, cls), ImplicitLoc(ptr.to_bytes(8, "little") + bytes(8)), self.ctx)
 
     def _class_field(self, name: str) -> tuple[StructType, str, Member | None] | None:
         """(the class, the member's name, its data member or None) of `Class::name`; None
@@ -474,6 +501,9 @@ class Evaluator:
         if op == "&":
             operand_node = node.operand
             if isinstance(operand_node, ast.Name):
+                pointer = self._member_pointer(operand_node.name) if "::" in operand_node.name else None
+                if pointer is not None:
+                    return pointer
                 return self.address_of_name(operand_node.name, self.name(operand_node.name))
             return self.address_of(self.eval(operand_node))
         operand = self.eval(node.operand)
