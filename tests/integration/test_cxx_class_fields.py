@@ -61,15 +61,18 @@ def test_pointers_to_members_and_method_types_as_gdb_makes_them(builder: Builder
     """`&Class::field` is a pointer to data member (`&geo::Plain::y`), `&Class::method` one
     to a member function, a virtual one by its slot (`&virtual geo::Plain::g()`); a
     method's type has its `this` (`{int (const geo::Plain * const, int)}`); an in-class
-    constant declared only is its value (`geo::Plain::limit`: 7), and not an lvalue. They
+    constant declared only is its value (`geo::Plain::limit`: 7), and not an lvalue; `p.f`
+    uncalled is the method. They
     were plain function pointers without `this`, and "There is no field named limit"."""
     program = MoreBuilder(builder.cache_dir).build_cpp("cpp_member_types", ("-g", "-O0"))
     got = _like_gdb(program, ["break main", "run", "print &geo::Plain::g", "print &geo::Plain::f", "print &geo::Plain::y",
                               "whatis &geo::Plain::y", "ptype &geo::Plain::f", "print &geo::Plain::count",
                               "print geo::Plain::f", "whatis geo::Plain::g", "print geo::Plain::limit + 1",
-                              "print &geo::Plain::limit"])  # fmt: skip
+                              "print &geo::Plain::limit", "print p.f", "ptype p.g"])  # fmt: skip
     assert "= &virtual geo::Plain::g()" in got and "= &geo::Plain::y" in got
     assert "(int (geo::Plain::*)(const geo::Plain * const, int)) 0x" in got
     assert "$5 = {int (const geo::Plain * const, int)} 0x" in got and "$6 = 8" in got
     assert 'Can\'t take address of "geo::Plain::limit" which isn\'t an lvalue.' in got
+    assert "$7 = {int (const geo::Plain * const, int)} 0x" in got  # `p.f` uncalled: the method
+    assert "type = int (geo::Plain * const)" in got
 

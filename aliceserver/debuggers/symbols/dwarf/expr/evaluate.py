@@ -83,6 +83,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     TypedefType,
     VoidType,
     strip,
+    type_name,
 )
 from aliceserver.debuggers.symbols.dwarf.unwind import DWARF_REGISTERS
 from aliceserver.debuggers.symbols.dwarf.values import Value, static_value
@@ -635,6 +636,12 @@ class Evaluator:
                 "Attempt to extract a component of a value that is not a structure" + (" pointer." if arrow else ".")
             )
         found = base.find_member(name)
+        if found is None and t.cplus and t.methods is not None and len(t.methods(name)) == 1:
+            # `obj.method` uncalled: the method, as gdb's `{void (Sink * const)} 0x... <Sink::flush()>`
+            try:
+                return self.name(f"{type_name(t)}::{name}")
+            except EvaluationError:
+                pass
         if found is None:
             what = "member or method" if t.cplus else "member"  # gdb's words in C++ / C
             raise EvaluationError(f"There is no {what} named {name}.")
