@@ -27,12 +27,13 @@ def test_a_class_field_by_its_class_as_gdb_evaluates_it(builder: Builder) -> Non
     program = MoreBuilder(builder.cache_dir).build_cpp("cxx_library_names", ("-g", "-O0"))
     commands = ["break main", "run", "print Sink::n", "print sizeof(Sink::n)", "whatis Sink::n", "ptype Sink::n",
                 "print Sink::nothing", "print sizeof(Sink::n) + Sink::n", "print sizeof(sink.n) + sink.n",
-                "output Sink::n"]  # fmt: skip
+                "output Sink::n", "print std::cout.good()"]  # fmt: skip
     expected = batch_in_program_dir([str(gdb_path())], commands, program)
     got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], commands, program)
     assert got == expected
     assert got.count('Cannot reference non-static field "n"') == 3 and "There is no field named nothing" in got
     assert got.count("type = int") == 2 and "$1 = 4" in got  # sizeof(Sink::n)
+    assert "Couldn't find method std::ostream::good" in got  # the class by its declared (typedef) name
 
 
 def _like_gdb(program: Path, commands: list[str]) -> str:

@@ -30,6 +30,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     FunctionType,
     MemberFunction,
     PointerType,
+    QualifiedType,
     ReferenceType,
     StructType,
     Type,
@@ -162,7 +163,7 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
         raise EvaluationError("Function calls are not supported in expressions.")
     candidates = method_candidates(cls, name)
     if not candidates:
-        raise EvaluationError(f"Couldn't find method {type_name(cls)}::{name}")
+        raise EvaluationError(f"Couldn't find method {_declared_class_name(obj)}::{name}")
     chosen = choose(candidates, args, f"method {type_name(cls)}::{name}", strict_types(ev))
     assert chosen.method is not None and chosen.owner is not None
     if ev.type_only:  # whatis, ptype, sizeof: nothing runs
@@ -185,6 +186,18 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
         address = _code_address(ev, method)
     this_arg = (PointerType(owner), this_address.to_bytes(8, "little"))
     return run_call(ev, _caller(ev), qualified, address, chosen.type, args, [this_arg])
+
+
+def _declared_class_name(obj: Value) -> str:
+    """The object's class as its declaration names it: a typedef's name stays
+    (`std::cout.good()`: "Couldn't find method std::ostream::good", as gdb)."""
+    t = obj.type
+    for _ in range(16):
+        if isinstance(t, QualifiedType | ReferenceType):
+            t = t.target
+        else:
+            break
+    return type_name(t)
 
 
 def strict_types(ev: Evaluator) -> bool:
