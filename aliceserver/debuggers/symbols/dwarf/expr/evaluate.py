@@ -226,8 +226,9 @@ class Evaluator:
                 stack.append(item.args)  # Cls::f(x): a static member, looked up when called
                 continue
             if isinstance(item, ast.Name):
-                if "::" in item.name and (scoped := self._class_field(item.name)) and scoped[2]:
-                    continue  # a class's data member: told when evaluated (sizeof takes its type)
+                if "::" in item.name and (((scoped := self._class_field(item.name)) and scoped[2])
+                                          or self._virtual_method(item.name)):  # fmt: skip
+                    continue  # a class's data member or virtual method: told when evaluated (not for sizeof, &)
                 names.append(item.name)
             elif isinstance(item, ast.EntryValue):  # gdb checks it is a parameter as it parses
                 names.append(item)
@@ -355,6 +356,9 @@ class Evaluator:
     def _name(self, name: str) -> Value:
         lookup = name[2:] if name.startswith("::") else name
         value = self.symbols.lookup(lookup)
+        if value is not None and not self.type_only and self._virtual_method(lookup):
+            # gdb's value_struct_elt_for_reference: only its address (`&`) or type
+            raise EvaluationError(f'Cannot reference virtual member function "{lookup.rpartition("::")[2]}"')
         if value is not None:
             return value
         if not name.startswith("::") and "::" not in name and self.symbols.cplus:
@@ -397,7 +401,9 @@ class Evaluator:
             if field.offset is None:
                 return None
             return Value(MemberPointerType(field.type, cls), ImplicitLoc(field.offset.to_bytes(8, "little")), self.ctx)
-        value = self.name(name)
+        value = self.symbols.lookup(name)  # (a virtual method's value is its address alone)
+        if value is None:
+            return None
         ftype = strip(value.type)
         this = strip(ftype.params[0]) if isinstance(ftype, FunctionType) and ftype.params else None
         if not isinstance(this, PointerType) or strip(this.target) is not cls or not isinstance(value.location, MemoryLoc):
@@ -406,6 +412,15 @@ class Evaluator:
         slot = next((m.virtual_slot for m in declared if m.name == member and m.virtual_slot is not None), None)
         ptr = 8 * slot + 1 if slot is not None and slot >= 0 else value.location.address
         return Value(MemberPointerType(value.type, cls), ImplicitLoc(ptr.to_bytes(8, "little") + bytes(8)), self.ctx)
+
+    def _virtual_method(self, name: str) -> bool:
+        """Whether `name` is `Class::method` of a virtual member function."""
+        found = scoped_class(self, ast.Name(name)) if "::" in name else None
+        declared = found[0].member_functions if found is not None else None
+        if found is None or declared is None:
+            return False
+        return any(m.name == found[1] and m.virtual_slot is not None and m.virtual_slot >= 0
+                   for m in declared())  # fmt: skip
 
     def _class_field(self, name: str) -> tuple[StructType, str, Member | None] | None:
         """(the class, the member's name, its data member or None) of `Class::name`; None
@@ -638,10 +653,9 @@ class Evaluator:
         found = base.find_member(name)
         if found is None and t.cplus and t.methods is not None and len(t.methods(name)) == 1:
             # `obj.method` uncalled: the method, as gdb's `{void (Sink * const)} 0x... <Sink::flush()>`
-            try:
-                return self.name(f"{type_name(t)}::{name}")
-            except EvaluationError:
-                pass
+            method = self.symbols.lookup(f"{type_name(t)}::{name}")  # (virtual too: bound to obj)
+            if method is not None:
+                return method
         if found is None:
             what = "member or method" if t.cplus else "member"  # gdb's words in C++ / C
             raise EvaluationError(f"There is no {what} named {name}.")
