@@ -305,7 +305,9 @@ class ModuleSymbols:
                 best = best or die
         return self.types.build(best) if best is not None else None
 
-    def function_type(self, die: DIE) -> FunctionType:
+    def function_type(self, die: DIE, *, with_this: bool = True) -> FunctionType:
+        """The function's type; a method's has its `this` first (made const, as gdb's value
+        of the method), unless not `with_this` (its declaration, `info functions`)."""
         source = origin_die(die, "DW_AT_name") or die
         fn = FunctionType(self.types.of_die_attr(origin_die(die, "DW_AT_type") or die))
         fn.prototyped = bool(resolved_attr(die, "DW_AT_prototyped")) or is_prototyped(source)
@@ -315,8 +317,10 @@ class ModuleSymbols:
         # (DW_AT_abstract_origin) in its order, `PyBytes_FromStringAndSize(Py_ssize_t, const char *)`
         own = "DW_AT_abstract_origin" in die.attributes and any(c.tag in _PARAMETER_TAGS for c in children(die))
         for child in children(die if own else source):
-            if child.tag == "DW_TAG_formal_parameter":  # a method's `this` too, as gdb's
+            if child.tag == "DW_TAG_formal_parameter":
                 param = self.types.of_die_attr(origin_die(child, "DW_AT_type") or child)
+                if resolved_attr(child, "DW_AT_artificial") and not with_this:
+                    continue
                 if not fn.params and is_this_param(child, param) and attr_value(die.cu.get_top_DIE(), "DW_AT_language") in CPLUS:
                     param = QualifiedType(param, const=True)  # gdb: `Sink * const` (GCC PR 43053)
                 fn.params.append(param)

@@ -121,7 +121,7 @@ def _function(
     if not name:
         return None
     qualified = _scope_of_spec(die, prefix) + name
-    function_type = symbols.function_type(die)
+    function_type = symbols.function_type(die, with_this=False)
     text = declaration(function_type, qualified)
     search = ""  # C++'s search name: its parameters tell overloads apart
     if cplus:
