@@ -1,7 +1,7 @@
 """C++'s `Class::field` in expressions, against gdb 13 in the same run (value_aggregate_elt):
 a data member has no value without an object ("Cannot reference non-static field"), but a
 type where only the type counts (`sizeof`, `whatis`, `ptype`); a name no member of the
-class has is "There is no field named"; they were "No symbol "Sink::n" in current context.".
+class has is "There is no field named"; in a method of the class it is `this`'s; they were "No symbol "Sink::n" in current context.".
 And a qualified name that names nothing is told by the part of its scope gdb stops at."""
 
 from __future__ import annotations
@@ -27,13 +27,15 @@ def test_a_class_field_by_its_class_as_gdb_evaluates_it(builder: Builder) -> Non
     program = MoreBuilder(builder.cache_dir).build_cpp("cxx_library_names", ("-g", "-O0"))
     commands = ["break main", "run", "print Sink::n", "print sizeof(Sink::n)", "whatis Sink::n", "ptype Sink::n",
                 "print Sink::nothing", "print sizeof(Sink::n) + Sink::n", "print sizeof(sink.n) + sink.n",
-                "output Sink::n", "print std::cout.good()"]  # fmt: skip
+                "output Sink::n", "print std::cout.good()", "break Sink::flush", "continue", "print Sink::n",
+                "print sizeof(Sink::n) + Sink::n"]  # fmt: skip
     expected = batch_in_program_dir([str(gdb_path())], commands, program)
     got = batch_in_program_dir([sys.executable, "-m", "aliceserver"], commands, program)
     assert got == expected
     assert got.count('Cannot reference non-static field "n"') == 3 and "There is no field named nothing" in got
     assert got.count("type = int") == 2 and "$1 = 4" in got  # sizeof(Sink::n)
     assert "Couldn't find method std::ostream::good" in got  # the class by its declared (typedef) name
+    assert got.rstrip().endswith("$3 = 3\n$4 = 7")  # in Sink's own method: `this->n`
 
 
 def _like_gdb(program: Path, commands: list[str]) -> str:

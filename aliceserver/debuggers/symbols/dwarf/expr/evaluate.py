@@ -379,6 +379,12 @@ class Evaluator:
             if field is not None and self.type_only:  # sizeof, whatis: its type
                 return self.zero(field.type)
             if field is not None:
+                this = self.symbols.lookup("this") if self.symbols.cplus else None
+                target = strip(this.type) if this is not None else None
+                own = this.pointer_target().find_member(member) if this is not None and isinstance(
+                    target, PointerType) and strip(target.target) is cls else None  # fmt: skip
+                if own is not None:  # in a method of the class: `this->field`, as gdb
+                    return own
                 raise EvaluationError(f'Cannot reference non-static field "{member}"')
             static = next((m for m in cls.statics if m.name == member), None)
             if static is not None:  # an in-class constant, declared only (`static const int limit = 7`)
