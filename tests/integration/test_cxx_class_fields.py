@@ -81,3 +81,12 @@ def test_pointers_to_members_and_method_types_as_gdb_makes_them(builder: Builder
     assert got.count("type = int (geo::Plain * const)") == 3  # ptype p.g, whatis, and:
     assert 'Cannot reference virtual member function "g"' in got  # its value alone: gdb's error
 
+
+
+def test_a_base_class_field_in_a_derived_classs_method_is_thiss(builder: Builder) -> None:
+    """In geo::Rect::area, `geo::Shape::id` is this->id through the base, as gdb casts
+    `this` to the class named."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_values", ("-g", "-O0"))
+    got = _like_gdb(program, ["break geo::Rect::area", "run", "print geo::Shape::id", "print geo::Rect::w",
+                              "print sizeof(geo::Shape::id)"])  # fmt: skip
+    assert got.rstrip().endswith("$1 = 7\n$2 = 3\n$3 = 4")

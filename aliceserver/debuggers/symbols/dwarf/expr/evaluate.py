@@ -379,11 +379,8 @@ class Evaluator:
             if field is not None and self.type_only:  # sizeof, whatis: its type
                 return self.zero(field.type)
             if field is not None:
-                this = self.symbols.lookup("this") if self.symbols.cplus else None
-                target = strip(this.type) if this is not None else None
-                own = this.pointer_target().find_member(member) if this is not None and isinstance(
-                    target, PointerType) and strip(target.target) is cls else None  # fmt: skip
-                if own is not None:  # in a method of the class: `this->field`, as gdb
+                own = self._field_of_this(cls, field)
+                if own is not None:
                     return own
                 raise EvaluationError(f'Cannot reference non-static field "{member}"')
             static = next((m for m in cls.statics if m.name == member), None)
@@ -418,6 +415,21 @@ class Evaluator:
         slot = next((m.virtual_slot for m in declared if m.name == member and m.virtual_slot is not None), None)
         ptr = 8 * slot + 1 if slot is not None and slot >= 0 else value.location.address
         return Value(MemberPointerType(value.type, cls), ImplicitLoc(ptr.to_bytes(8, "little") + bytes(8)), self.ctx)
+
+    def _field_of_this(self, cls: StructType, field: Member) -> Value | None:
+        """`Class::field` in a method: `this` as a pointer to the class, as gdb casts it
+        (value_struct_elt_for_reference): its own or a base's member, else the field at
+        `this`'s address, whatever `this` points to (gdb reads it so). None: no `this`."""
+        this = self.symbols.lookup("this") if self.symbols.cplus else None
+        target = strip(this.type) if this is not None else None
+        if this is None or not isinstance(target, PointerType) or field.name is None:
+            return None
+        obj = this.pointer_target()
+        if _derives_from(strip(obj.type), cls):
+            return obj.find_member(field.name)
+        if field.offset is None or not isinstance(obj.location, MemoryLoc):
+            return None
+        return Value(field.type, MemoryLoc(obj.location.address + field.offset), self.ctx)
 
     def _virtual_method(self, name: str) -> bool:
         """Whether `name` is `Class::method` of a virtual member function."""
@@ -776,3 +788,13 @@ def register_name(regno: int) -> str:
     if 33 <= regno <= 40:
         return f"st{regno - 33}"
     return DWARF_REGISTERS.get(regno, str(regno))
+
+
+def _derives_from(t: Type, cls: StructType, depth: int = 0) -> bool:
+    """Whether the class `t` is `cls` or has it among its bases."""
+    if t is cls:
+        return True
+    if not isinstance(t, StructType) or depth > 16:
+        return False
+    return any(m.is_base and _derives_from(strip(m.type), cls, depth + 1) for m in t.members)
+
