@@ -129,8 +129,10 @@ def test_step_into_hit_conditions_logpoints_and_run_to(
 
 def test_attach_and_detach(builder: Builder, in_memory: Callable[[Body], None]) -> None:
     program = builder.build("longrun")
-    process = subprocess.Popen([str(program)], stdout=subprocess.DEVNULL)
+    process = subprocess.Popen([str(program)], stdout=subprocess.PIPE)
     try:
+        assert process.stdout is not None
+        process.stdout.readline()  # its first tick: in main's loop (attached earlier, in ld.so)
 
         async def body(tools: AgentClient) -> None:
             attached = await tools.call("debug_attach", pid=process.pid, timeout=60)
