@@ -411,9 +411,8 @@ class Evaluator:
         this = strip(ftype.params[0]) if isinstance(ftype, FunctionType) and ftype.params else None
         if not isinstance(this, PointerType) or strip(this.target) is not cls or not isinstance(value.location, MemoryLoc):
             return None
-        declared = cls.member_functions() if cls.member_functions is not None else []
-        slot = next((m.virtual_slot for m in declared if m.name == member and m.virtual_slot is not None), None)
-        ptr = 8 * slot + 1 if slot is not None and slot >= 0 else value.location.address
+        slot = _virtual_slot(cls, member)
+        ptr = 8 * slot + 1 if slot is not None else value.location.address
         return Value(MemberPointerType(value.type, cls), ImplicitLoc(ptr.to_bytes(8, "little") + bytes(8)), self.ctx)
 
     def _field_of_this(self, cls: StructType, field: Member) -> Value | None:
@@ -434,11 +433,7 @@ class Evaluator:
     def _virtual_method(self, name: str) -> bool:
         """Whether `name` is `Class::method` of a virtual member function."""
         found = scoped_class(self, ast.Name(name)) if "::" in name else None
-        declared = found[0].member_functions if found is not None else None
-        if found is None or declared is None:
-            return False
-        return any(m.name == found[1] and m.virtual_slot is not None and m.virtual_slot >= 0
-                   for m in declared())  # fmt: skip
+        return found is not None and _virtual_slot(*found) is not None
 
     def _class_field(self, name: str) -> tuple[StructType, str, Member | None] | None:
         """(the class, the member's name, its data member or None) of `Class::name`; None
@@ -788,6 +783,13 @@ def register_name(regno: int) -> str:
     if 33 <= regno <= 40:
         return f"st{regno - 33}"
     return DWARF_REGISTERS.get(regno, str(regno))
+
+
+def _virtual_slot(cls: StructType, member: str) -> int | None:
+    """The vtable slot of the class's virtual member function `member`; None: none."""
+    declared = cls.member_functions() if cls.member_functions is not None else []
+    return next((m.virtual_slot for m in declared
+                 if m.name == member and m.virtual_slot is not None and m.virtual_slot >= 0), None)  # fmt: skip
 
 
 def _derives_from(t: Type, cls: StructType, depth: int = 0) -> bool:
