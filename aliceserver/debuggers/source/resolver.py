@@ -377,16 +377,20 @@ class LocationResolver:
         the name is then left out, as search_minsyms_for_name does)."""
         places: list[CodeLocation] = []
         exported = False
-        query = self._typedef_scope_named(name)
-        for module, image in self._searched_images(program_only):
-            for symbol, shown in self._cxx_symbols(module, image, query):
-                exported = exported or symbol.binding != "local"
-                low = symbol.address + module.base
-                if _holds_a_place(low, symbol, (*found, *places)):
-                    continue
-                place = self._source.location_of(self._past_frame_setup(low))
-                if all(place.address != other.address for other in (*found, *places)):
-                    places.append(place if place.source is not None else replace(place, function=shown))
+        searched = self._searched_images(program_only)
+        matched = [(m, s, shown) for m, image in searched for s, shown in self._cxx_symbols(m, image, name)]
+        if not matched and not found:  # nothing is named through a typedef: look for one only then
+            query = self._typedef_scope_named(name)
+            if query != name:
+                matched = [(m, s, shown) for m, image in searched for s, shown in self._cxx_symbols(m, image, query)]
+        for module, symbol, shown in matched:
+            exported = exported or symbol.binding != "local"
+            low = symbol.address + module.base
+            if _holds_a_place(low, symbol, (*found, *places)):
+                continue
+            place = self._source.location_of(self._past_frame_setup(low))
+            if all(place.address != other.address for other in (*found, *places)):
+                places.append(place if place.source is not None else replace(place, function=shown))
         return places, exported
 
     def _searched_images(self, program_only: bool) -> list[tuple[Module, ElfImage]]:
