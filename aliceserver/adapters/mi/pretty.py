@@ -6,14 +6,24 @@ on a line of its own, indented two spaces per level, arrays (and a printer's arr
 children) kept on one line with their struct elements laid out inside. The text is read
 by its punctuation: strings and character literals are skipped whole, and a `{...}` block
 is a struct's when one of its elements at its own level has `name = value`.
+
+A value gdb could print only in part (a library container read from unreadable memory,
+inside a struct) ends at `<error reading variable: ...>` with the blocks it had opened left
+open; the layout closes them there with nothing shown, as gdb's.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 _CLOSERS = {"{": "}", "(": ")", "[": "]"}
 _NO_FIELDS = "<No data fields>"
+_READ_ERROR = "<error reading variable: "
+# How a struct's element starts: `name = ` (a printer's child may be `get() = `), `static
+# name = `, `<Base> = `, a map's `[key] = `; a printer's text may say `, ` (`std::vector of
+# length 2, capacity 2 = {1, 2}`), which starts no member.
+_MEMBER = re.compile(r"(?:\[.*?\]|<.*?>|(?:static )?[^\s=,{}<\[\"'][^\s,{}\"']*) = ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +37,8 @@ def pretty_text(text: str, type_name: str) -> str:
     `members of T:` line after base classes). A class with base classes below the top
     level, whose name the text does not say, leaves the text as it is."""
     try:
-        return _Layout(text, type_name).value(0, len(text), 0)
+        layout = _Layout(text, type_name)
+        return layout.value(0, len(layout.text), 0)
     except _Unknown:
         return text
 
@@ -40,6 +51,35 @@ class _Layout:
     def __init__(self, text: str, type_name: str) -> None:
         self.text = text
         self.type_name = type_name
+        self.cut: set[int] = set()  # the `}`s added where gdb's print stopped (shown as nothing)
+        self._close_cut_blocks()
+
+    def _close_cut_blocks(self) -> None:
+        """Close the blocks left open by a print cut short at its error, with `}`s after
+        the error; two such errors leave the text unlaid (which blocks each ended is not
+        in the text)."""
+        found = self.text.find(_READ_ERROR)
+        if found < 0:
+            return
+        depth, i, error_end = 0, 0, -1
+        while i < len(self.text):
+            ch = self.text[i]
+            if i == found:
+                if error_end >= 0:
+                    raise _Unknown
+                error_end = self.text.find(">", i) + 1
+                if error_end == 0:
+                    raise _Unknown
+                i, found = error_end, self.text.find(_READ_ERROR, error_end)
+                continue
+            if ch in "\"'":
+                i = self._skip_literal(i)
+                continue
+            depth += 1 if ch == "{" else -1 if ch == "}" else 0
+            i += 1
+        if depth > 0:
+            self.cut = set(range(error_end, error_end + depth))
+            self.text = self.text[:error_end] + "}" * depth + self.text[error_end:]
 
     def value(self, start: int, end: int, level: int) -> str:
         """The text from `start` to `end` (one value) with each block in it laid out."""
@@ -56,9 +96,10 @@ class _Layout:
         return "".join(out)
 
     def block(self, block: _Block, level: int) -> str:
-        elements = self._elements(block.start + 1, block.end - 1)
+        elements = self._members(self._elements(block.start + 1, block.end - 1))
+        closer = "" if block.end - 1 in self.cut else "}"
         if not any(self._is_member(s, e) for s, e in elements):  # an array: one line
-            return "{" + ", ".join(self.value(s, e, level + 1) for s, e in elements) + "}"
+            return "{" + ", ".join(self.value(s, e, level + 1) for s, e in elements) + closer
         bases = [(s, e) for s, e in elements if self._is_base(s, e)]
         no_fields = self.text[elements[-1][0] : elements[-1][1]] == _NO_FIELDS
         if bases and not no_fields and level > 0:
@@ -75,7 +116,8 @@ class _Layout:
                 if index == len(bases) and bases:
                     parts.append(f"\n{inner}members of {self.type_name}:")
                 parts.append(("," if index > len(bases) else "") + f"\n{inner}{shown}")
-        parts.append("}" if no_fields else f"\n{outer}}}")
+        if closer:
+            parts.append("}" if no_fields else f"\n{outer}}}")
         return "".join(parts)
 
     # --- reading the text ------------------------------------------------------------
@@ -137,6 +179,20 @@ class _Layout:
             found.append((first, end))
         return found
 
+    def _members(self, elements: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """A struct's elements, each from a member's start to the next's (a printer's text
+        that says `, ` is not two members); an array's as they are."""
+        starts = [bool(_MEMBER.match(self.text, s, e)) for s, e in elements]
+        if not any(starts):
+            return elements
+        merged: list[tuple[int, int]] = []
+        for (s, e), starts_member in zip(elements, starts, strict=True):
+            if merged and not starts_member and self.text[s] not in "{<":  # `{...}`: anonymous
+                merged[-1] = (merged[-1][0], e)
+            else:
+                merged.append((s, e))
+        return merged
+
     def _head(self, start: int, end: int) -> str:
         """An element's text before its first bracket or literal."""
         i = start
@@ -145,7 +201,7 @@ class _Layout:
         return self.text[start:i]
 
     def _is_member(self, start: int, end: int) -> bool:
-        return " = " in self._head(start, end)
+        return _MEMBER.match(self.text, start, end) is not None
 
     def _is_base(self, start: int, end: int) -> bool:
         head = self._head(start, end)

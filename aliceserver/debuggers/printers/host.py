@@ -10,7 +10,12 @@ import logging
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, _Formatter, format_value
+from aliceserver.debuggers.symbols.dwarf.format import (
+    FormatOptions,
+    PrintAborted,
+    _Formatter,
+    format_value,
+)
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     PointerType,
@@ -93,7 +98,7 @@ class PrinterHost:
         from dataclasses import replace
 
         from aliceserver.debuggers.printers.context import entered
-        from aliceserver.debuggers.printers.render import PrintAborted, render
+        from aliceserver.debuggers.printers.render import render
 
         with entered(call):
             try:

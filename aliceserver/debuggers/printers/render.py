@@ -12,7 +12,7 @@ from typing import Any
 from aliceserver.debuggers.printers import context
 from aliceserver.debuggers.printers.gdbvalue import LazyString, Value, from_python
 from aliceserver.debuggers.printers.objfiles import PrinterSession
-from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, format_value
+from aliceserver.debuggers.symbols.dwarf.format import FormatOptions, PrintAborted, format_value
 from aliceserver.debuggers.symbols.dwarf.literals import string_literal, wide_prefix
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.types import strip
@@ -22,12 +22,6 @@ from aliceserver.debuggers.symbols.dwarf.values import Value as DwarfValue
 log = logging.getLogger(__name__)
 
 ChildText = Callable[[DwarfValue, int], str]
-
-
-class PrintAborted(Exception):
-    """A child's memory cannot be read: gdb fetches each child before printing it and
-    gives up the whole print there (a container read from garbage is one error, not
-    `print elements` of them)."""
 
 
 MAX_VALUE_SIZE = 65536  # gdb's max-value-size: a bigger child is not fetched whole
@@ -91,9 +85,14 @@ def render(value: DwarfValue, depth: int, opts: FormatOptions, child: ChildText)
     hint = _hint(printer)
     try:
         head = _string_repr(printer, hint, depth, opts, child)
+    except PrintAborted:
+        raise
     except Exception as exc:  # gdb's string_repr_error: no children either
         return reported(exc)
-    return head + _children(printer, hint, depth, opts, child, printed_nothing=head == "")
+    try:
+        return head + _children(printer, hint, depth, opts, child, printed_nothing=head == "")
+    except PrintAborted as exc:
+        raise exc.after(head) from None
 
 
 def _hint(printer: Any) -> str | None:
@@ -161,7 +160,10 @@ def _children(
         if opts.summary:
             i += 1
             break
-        parts.append(_child_text(item, i, is_map, is_array, depth, opts, child))
+        try:
+            parts.append(_child_text(item, i, is_map, is_array, depth, opts, child))
+        except PrintAborted as exc:  # a child unreadable: the print ends there (gdb fetches
+            raise exc.after("".join(parts)) from None  # each before printing it)
         i += 1
     if i:
         if not done:
@@ -190,8 +192,8 @@ def _child_text(
             value = from_python(obj)
             _fetch(value)
             out += child(value, depth + 1)
-    except PrintAborted:
-        raise
+    except PrintAborted as exc:
+        raise exc.after(out) from None
     except Exception as exc:
         out += error_text(exc)
     if is_map and i % 2 == 0:
@@ -235,6 +237,8 @@ def lazy_string_text(lazy: LazyString, opts: FormatOptions) -> str:
             codes = codes[: codes.index(0)]
         elif error is None:
             more = True  # no NUL within the limit
+    elif codes and codes[-1] == 0 and not more and error is None:
+        codes.pop()  # gdb's printstr: one NUL at the end is the terminator, not shown
     prefix = wide_prefix(lazy.element) or ""
     if size == 1:
         text = string_literal(bytes(codes), opts.repeat_threshold) if codes or error is None else ""

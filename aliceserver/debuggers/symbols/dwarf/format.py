@@ -75,6 +75,23 @@ INT_FORMATS = frozenset("xduotcaz")
 PrettyHook = Callable[["Value", int, "FormatOptions", Callable[["Value", int], str]], "str | None"]
 
 
+class PrintAborted(Exception):
+    """A child's memory cannot be read where gdb fetches it (a printer's child, before it
+    prints): the print stops there. `partial` is what was printed before it, each value on
+    the way out adding its own start. The nearest value printed without a printer shows
+    that with `<error reading variable: ...>` in place of its rest (gdb's do_val_print);
+    with none, the whole print fails (a printer's own value at the top)."""
+
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
+
+    def after(self, text: str) -> PrintAborted:
+        """The same error with `text` printed before what it holds."""
+        self.partial = text + self.partial
+        return self
+
+
 class Symbolize(Protocol):
     """Runtime address -> `main+4`: print names (demangled), or with `demangle` False the
     linkage names gdb's /a shows (`asm-demangle off`: `calls.0` where print says `calls`)."""
@@ -177,6 +194,8 @@ class _Formatter:
                 return text
         try:
             return self._value(value, depth)
+        except PrintAborted as exc:  # gdb's do_val_print: this value's rest is the error
+            return f"{exc.partial}<error reading variable: {exc}>"
         except OptimizedOutError:
             if value.location == OptimizedOut(IMPLICIT_POINTER) and isinstance(strip(value.type), PointerType):
                 return "<synthetic pointer>"  # gdb's: the object it points to has no address
@@ -384,26 +403,25 @@ class _Formatter:
             return self.variant(value, t, depth)
         if not t.members and t.declaration:
             return "<incomplete type>"
-        parts = []
+        parts: list[str] = []
         for member in t.fields_in_order():
             if isinstance(member, StaticMember):
-                parts.append(f"static {member.name} = {self.static(value, member, depth)}")
-                continue
+                label = f"static {member.name} = "
+                child = static_value(value, member)
+            else:
+                label = f"<{member.name}> = " if member.is_base else "" if member.name is None else f"{member.name} = "
+                try:
+                    child = value.member_value(member)
+                except EvaluationError as exc:
+                    parts.append(f"{member.name} = <error: {exc}>")
+                    continue
+                if member.artificial and (member.name or "").startswith("_vptr"):
+                    parts.append(label + self.vtable_pointer(child))
+                    continue
             try:
-                child = value.member_value(member)
-            except EvaluationError as exc:
-                parts.append(f"{member.name} = <error: {exc}>")
-                continue
-            if member.artificial and (member.name or "").startswith("_vptr"):
-                text = self.vtable_pointer(child)
-            else:
-                text = self.value(child, depth + 1)
-            if member.is_base:
-                parts.append(f"<{member.name}> = {text}")
-            elif member.name is None:
-                parts.append(text)
-            else:
-                parts.append(f"{member.name} = {text}")
+                parts.append(label + self.value(child, depth + 1))
+            except PrintAborted as exc:
+                raise exc.after("{" + "".join(f"{part}, " for part in parts) + label) from None
         if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
             parts.append("<No data fields>")
         return "{" + ", ".join(parts) + "}"
@@ -437,9 +455,6 @@ class _Formatter:
             items = ", ".join(self.value(inner.member_value(m), depth + 1) for m in shown)
             return f"{name}({items})"
         return f"{name} {self.struct(inner, fields, depth + 1)}"
-
-    def static(self, value: Value, static: StaticMember, depth: int) -> str:
-        return self.value(static_value(value, static), depth + 1)
 
     def array(self, value: Value, t: ArrayType, depth: int) -> str:
         if t.count is None:  # a flexible array member: gdb shows it as a pointer to its start
@@ -478,9 +493,13 @@ class _Formatter:
                 if key is not None and elem_size:
                     while i + run < count and _bytes_or_none(value.element(i + run)) == key:
                         run += 1
-            text = self.value(elem, depth + 1)
+            label = ""
             if self.opts.array_indexes:  # gdb's maybe_print_array_index, before a run too
-                text = f"[{_index_text(i, self.opts.fmt or self.opts.output_format, self.opts.nibbles)}] = {text}"
+                label = f"[{_index_text(i, self.opts.fmt or self.opts.output_format, self.opts.nibbles)}] = "
+            try:
+                text = label + self.value(elem, depth + 1)
+            except PrintAborted as exc:
+                raise exc.after("{" + "".join(f"{part}, " for part in parts) + label) from None
             if run > threshold:
                 parts.append(f"{text} <repeats {run} times>")
                 printed += threshold

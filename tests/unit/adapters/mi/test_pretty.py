@@ -35,3 +35,29 @@ def test_a_base_class_below_the_top_keeps_the_line() -> None:
     """gdb names the class after its bases (`members of Inner:`): the text does not say it."""
     text = "{inner = {<Base> = {b = 1}, d = 2}, e = 3}"
     assert pretty_text(text, "Outer") == text
+
+
+def test_a_printers_text_with_commas_is_one_member() -> None:
+    """`std::vector of length 0, capacity 0` says `, ` as members are split: one member
+    still, as are a printer's `get() = ` child and a base named with template arguments."""
+    text = "{before = 0, items = std::vector of length 2, capacity 2 = {1, 2}, up = {get() = 0x10}}"
+    assert pretty_text(text, "W") == (
+        "{\n  before = 0,\n  items = std::vector of length 2, capacity 2 = {1, 2},\n  up = {\n    get() = 0x10\n  }\n}"
+    )
+    assert pretty_text("{{a = std::vector of length 0, capacity 0}}", "W [1]") == (
+        "{{\n    a = std::vector of length 0, capacity 0\n  }}"
+    )
+
+
+def test_a_print_cut_short_leaves_its_blocks_open() -> None:
+    """gdb stops a struct's print at an unreadable container's first element: the blocks
+    opened since end at the error, unclosed, and the struct around goes on."""
+    error = "<error reading variable: Cannot access memory at address 0x10>"
+    text = "{inner = {before = 0, items = std::vector of length 5, capacity 5 = {" + error + ", tail = 7}"
+    assert pretty_text(text, "Outer") == (
+        "{\n  inner = {\n    before = 0,\n    items = std::vector of length 5, capacity 5 = {" + error
+        + ",\n  tail = 7\n}"
+    )
+    assert pretty_text("{a = 1, b = " + error + "}", "S") == "{\n  a = 1,\n  b = " + error + "\n}"
+    twice = "{p = {x = {" + error + ", q = {y = {" + error + "}"
+    assert pretty_text(twice, "S") == twice  # which blocks each error ended: not in the text
