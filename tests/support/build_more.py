@@ -45,11 +45,12 @@ class MoreBuilder:
             self._versions[compiler] = out.stdout.splitlines()[0] if out.stdout else "unknown"
         return self._versions[compiler]
 
-    def build_cpp(self, name: str, flags: Sequence[str] = CPP_FLAGS) -> Path:
+    def build_cpp(self, name: str, flags: Sequence[str] = CPP_FLAGS, also: Sequence[str] = ()) -> Path:
+        """tests/programs/NAME.cpp, linked with the units named in `also` (built with it)."""
         compiler = find_cxx()
         if compiler is None:
             raise BuildError("g++ not found")
-        return self._build(name, ".cpp", compiler, flags)
+        return self._build(name, ".cpp", compiler, flags, also)
 
     def build_clang(self, name: str, flags: Sequence[str], suffix: str = ".c") -> Path:
         """tests/programs/NAME.c (or .cpp) built by clang with `flags`."""
@@ -64,10 +65,12 @@ class MoreBuilder:
             raise BuildError("rustc not found")
         return self._build(name, ".rs", compiler, flags)
 
-    def _build(self, name: str, suffix: str, compiler: str, flags: Sequence[str]) -> Path:
+    def _build(self, name: str, suffix: str, compiler: str, flags: Sequence[str],
+               also: Sequence[str] = ()) -> Path:  # fmt: skip
         source = self.programs_dir / f"{name}{suffix}"
         if not source.is_file():
             raise FileNotFoundError(f"no test program {source.name} in {self.programs_dir.name}/")
+        others = [self.programs_dir / f"{other}{suffix}" for other in also]
         return compile_cached(
-            compiler, self._version(compiler), source, flags, self.cache_dir, self._built
+            compiler, self._version(compiler), source, flags, self.cache_dir, self._built, others
         )

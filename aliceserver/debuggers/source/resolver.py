@@ -39,10 +39,11 @@ from aliceserver.debuggers.symbols.dwarf.names import (
     strip_signature,
 )
 from aliceserver.debuggers.symbols.dwarf.outofline import Definition, defined_functions
+from aliceserver.debuggers.symbols.dwarf.paramtypes import canonical_parameters
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, shown_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.dwarf.types import TypedefType
+from aliceserver.debuggers.symbols.dwarf.types import TypedefType, type_name
 from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.errors import AliceError, ProtocolError
@@ -170,7 +171,34 @@ class LocationResolver:
                           read: ReadMemory | None = None) -> list[CodeLocation]:  # fmt: skip
         """`program_only` None: FILE:FUNCTION's search (the function's own copies alone);
         else a plain NAME, set at each module's function symbol too (the program's alone
-        before `run`)."""
+        before `run`). A parameter list that names no function as typed is read again as
+        gdb reads it: its typedefs replaced, its types spelled as the demangler's
+        (`AddTarget(const std::string&, TimeStamp)`)."""
+        found = self._resolve_function_as_named(name, program_only, read)
+        if found or "(" not in name:
+            return found
+        spelled = self._parameters_spelled_out(name)
+        return self._resolve_function_as_named(spelled, program_only, read) if spelled != name else found
+
+    def _parameters_spelled_out(self, name: str) -> str:
+        key, params = normalize_query(name)
+        if params is None:
+            return name
+        spelled = canonical_parameters(params, self._typedef_target)
+        return name if spelled == params else key + spelled
+
+    def _typedef_target(self, name: str) -> str | None:
+        """The type a typedef called `name` names, as text (None: no module defines one)."""
+        for _module, symbols in self._source.all_module_symbols():
+            found = symbols.find_type(name)
+            if isinstance(found, TypedefType):
+                return type_name(found.target)
+            if found is not None:
+                return None
+        return None
+
+    def _resolve_function_as_named(self, name: str, program_only: bool | None,
+                                   read: ReadMemory | None) -> list[CodeLocation]:  # fmt: skip
         locations = []
         modules = self._source.symbols.modules()
         main = next((m for m in modules if m.is_main), None)

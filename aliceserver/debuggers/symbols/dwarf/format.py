@@ -159,6 +159,9 @@ def _plain_char_pointer(t: Type) -> bool:
 class _Formatter:
     def __init__(self, opts: FormatOptions) -> None:
         self.opts = opts
+        # gdb's deref_ref: a reference shows what it refers to, except below a struct's
+        # members (cp_print_value_fields clears it: `{r = @0x7ffe...}`)
+        self.deref_refs = True
 
     def top(self, value: Value) -> str:
         pretty = self.pretty(value, 0)
@@ -218,9 +221,11 @@ class _Formatter:
             _prefetch(value)
             return self.array(value, t, depth)
         if isinstance(t, ReferenceType):
+            at = f"@{value.as_int() & MASK64:#x}" if self.opts.addresses else ""
+            if not self.deref_refs:
+                return at
             target = value.pointer_target()
-            at = f"@{value.as_int() & MASK64:#x}: " if self.opts.addresses else ""
-            return at + self.value(target, depth + 1)
+            return (at + ": " if at else "") + self.value(target, depth + 1)
         if isinstance(t, FunctionType):
             addr = value.address or 0
             if self.opts.fmt in ("x", "d", "u", "o", "t", "z", "f"):  # gdb: a function is 1 byte long
@@ -404,6 +409,16 @@ class _Formatter:
         if not t.members and t.declaration:
             return "<incomplete type>"
         parts: list[str] = []
+        deref_refs = self.deref_refs
+        try:
+            self._members(value, t, depth, parts)
+        finally:
+            self.deref_refs = deref_refs
+        if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
+            parts.append("<No data fields>")
+        return "{" + ", ".join(parts) + "}"
+
+    def _members(self, value: Value, t: StructType, depth: int, parts: list[str]) -> None:
         for member in t.fields_in_order():
             if isinstance(member, StaticMember):
                 label = f"static {member.name} = "
@@ -418,13 +433,11 @@ class _Formatter:
                 if member.artificial and (member.name or "").startswith("_vptr"):
                     parts.append(label + self.vtable_pointer(child))
                     continue
+                self.deref_refs = False
             try:
                 parts.append(label + self.value(child, depth + 1))
             except PrintAborted as exc:
                 raise exc.after("{" + "".join(f"{part}, " for part in parts) + label) from None
-        if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
-            parts.append("<No data fields>")
-        return "{" + ", ".join(parts) + "}"
 
     def vtable_pointer(self, value: Value) -> str:
         """gdb shows a vtable pointer as an address and its symbol, whatever the /FMT."""

@@ -130,7 +130,7 @@ class ModuleSymbols:
     ) -> None:
         self.image = image
         self.units = units if units is not None else DwarfUnits(image)
-        self.types = TypeBuilder(self._static_address, self._type_unit_die)
+        self.types = TypeBuilder(self._static_address, self._type_unit_die, self._defining_die)
         self._is_executable = is_executable
         # A library's TLS block for the frame's thread (set by the engine; see tls.py).
         self.tls_block: Callable[[FrameContext], int] | None = None
@@ -261,6 +261,11 @@ class ModuleSymbols:
         except (*_CORRUPT, TargetError, KeyError) as exc:
             log.debug("type unit %#x unreadable: %s", signature, exc)
             return None
+
+    def _defining_die(self, name: str) -> DIE | None:
+        """The DIE defining the struct, class or union `name` (`struct ns::C`), if any."""
+        keyword, _, bare = name.partition(" ")
+        return self.indexed_types().find(bare, keyword)[1] if self.has_dwarf else None
 
     def indexed_types(self) -> IndexedTypes:
         if self._indexed is None:

@@ -75,8 +75,12 @@ class TypeBuilder:
     """Types from DIEs, cached by DIE offset (offsets are unique across one .debug_info)."""
 
     def __init__(self, find_static: Callable[[str], int | None] | None = None,
-                 by_signature: Callable[[int], DIE | None] | None = None) -> None:  # fmt: skip
+                 by_signature: Callable[[int], DIE | None] | None = None,
+                 find_definition: Callable[[str], DIE | None] | None = None) -> None:  # fmt: skip
         self._cache: dict[int, Type] = {}
+        # A struct, class or union's defining DIE by its qualified name (a declaration's
+        # definition in another unit of the image): looked up when the type is first used.
+        self._find_definition = find_definition
         # A type unit's type DIE by its signature (DW_FORM_ref_sig8, DW_AT_signature):
         # pyelftools finds DWARF 4's in .debug_types only, without their namespaces.
         self._by_signature = by_signature
@@ -221,8 +225,19 @@ class TypeBuilder:
             member_functions=lambda: read_member_functions(self, die),
             declarations=lambda: _declarations(self, die),
         )
+        if st.declaration and st.tag and self._find_definition is not None:
+            st.definition = lambda: self._definition(st)
         self._cache[_key(die)] = st
         return st
+
+    def _definition(self, declared: StructType) -> StructType | None:
+        """The struct the image defines under the declaration's name and keyword."""
+        assert self._find_definition is not None and declared.tag is not None
+        die = self._find_definition(f"{'union' if declared.keyword == 'union' else 'struct'} {declared.tag}")
+        if die is None or attr_value(die, "DW_AT_declaration"):
+            return None
+        found = self.build(die)
+        return found if isinstance(found, StructType) else None
 
     def _virtual_method(self, st: StructType, die: DIE, slot: int) -> str | None:
         """The demangled name of the method in vtable `slot`: this class's, else a base's."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -176,6 +176,20 @@ class StructType(Type):
     member_functions: Callable[[], list[MemberFunction]] | None = None
     # Its methods and typedefs as ptype writes them out (class_decls.py).
     declarations: Callable[[], ClassDeclarations] | None = None
+    # A declaration's definition elsewhere in the image (gdb's check_typedef: a class
+    # with virtual methods is defined only in the unit of its first one), looked up by
+    # strip() when the type is first used; None once looked up, or when it has none.
+    definition: Callable[[], StructType | None] | None = None
+
+    def complete(self) -> StructType:
+        """This declaration made its definition (the same object: whatever holds it sees
+        the members), when the image defines it."""
+        find, self.definition = self.definition, None
+        found = find() if find is not None else None
+        if found is not None and found is not self:
+            for name in _STRUCT_STATE:
+                setattr(self, name, getattr(found, name))
+        return self
 
     def _filled(self) -> StructType:
         fill, self.fill = self.fill, None  # first, so a member of this type's own type stops
@@ -211,6 +225,10 @@ class StructType(Type):
     @property
     def variants(self) -> VariantPart | None:
         return self._filled()._variants
+
+
+# What a declaration takes from its definition (StructType.complete): all but `definition`.
+_STRUCT_STATE = tuple(f.name for f in fields(StructType) if f.name != "definition")
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,10 +356,12 @@ class NodebugDataType(Type):
 
 
 def strip(t: Type) -> Type:
-    """Without typedefs and cv-qualifiers."""
+    """Without typedefs and cv-qualifiers (a struct only declared here: its definition)."""
     for _ in range(64):
         if isinstance(t, (TypedefType, QualifiedType)):
             t = t.target
+        elif type(t) is StructType and t.definition is not None:
+            return t.complete()
         else:
             return t
     return t
