@@ -7,6 +7,8 @@ built-in types by their one name (`long int`), `const` where the demangler puts 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,25 @@ def test_dap_browses_the_class(program: Path) -> None:
         members = {v["name"]: v["value"] for v in client.variables(found["variablesReference"])}
         assert members["size"] == "3" and members["label"] == '"reg"'
         client.assert_valid()
+
+
+def test_mi_evaluates_a_reference_to_its_address(program: Path) -> None:
+    """MI's -data-evaluate-expression prints with gdb's deref_ref off: a reference is its
+    address alone (`@0x...`); -stack-list-locals and the console show what it refers to."""
+    script = [f"-break-insert {LOCATION}", "-exec-run", "-data-evaluate-expression session.hits",
+              "-data-evaluate-expression session.settings", "-data-evaluate-expression session",
+              "-stack-list-locals --all-values", '-interpreter-exec console "print session.hits"',
+              "-gdb-exit"]  # fmt: skip
+    expected, got = (mi_lines(argv, program, script) for argv in (GDB_MI, OURS_MI))
+    assert any(line.startswith('^done,value="@0x') for line in expected)
+    assert got == expected
+
+
+GDB_MI = [str(gdb_path()), "-nx", "-q", "-i=mi"]
+OURS_MI = [sys.executable, "-m", "aliceserver", "-nx", "-q", "-i=mi"]
+
+
+def mi_lines(argv: list[str], program: Path, script: list[str]) -> list[str]:
+    done = subprocess.run([*argv, str(program)], input="\n".join(script) + "\n", capture_output=True,
+                          text=True, timeout=120, env=gdb_env())  # fmt: skip
+    return [line for line in done.stdout.splitlines() if line.startswith(("^done,value", "^done,locals", '~"$'))]

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from aliceserver.adapters.mi.session import MiSession
 
 
+_REFERENCE = re.compile(r"(@0x[0-9a-f]+): ")  # a reference's text: its address, then its referent
+
+
 def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     if not args:
         raise MiError("-data-evaluate-expression: Usage: -data-evaluate-expression expression")
@@ -49,6 +52,9 @@ def _evaluate_expression(ctx: Context, args: list[str]) -> Reply:
     for line in info.printer_errors if unchecked else printer_errors(info):  # the printer runs
         ctx.log(line)
     shown = "" if unchecked else session.display(info)
+    if info.type.endswith("&") and not info.printer:  # gdb's deref_ref off here: the address alone
+        found = _REFERENCE.match(shown)
+        shown = found.group(1) if found else "" if session.settings.get("print address") == "off" else shown
     return [("value", shown)] if shown else []  # gdb's field_stream: an empty value is no field
 
 
