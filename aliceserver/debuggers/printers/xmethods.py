@@ -63,7 +63,7 @@ class XMethods:
             return None
         target = call.target
         if any(linkage and target is not None and target.has_code(linkage) for linkage in source):
-            raise EvaluationError("Function calls are not supported in expressions.")
+            return None  # the program's own operator: called in the program (expr/cxxcalls.py)
         raise EvaluationError(f"Could not find {name}.")  # declared, never emitted: nothing to call
 
 

@@ -248,6 +248,49 @@ def choose_function(ev: Evaluator, name: str, args: list[Value]) -> Value | None
     return chosen.function
 
 
+# --- operators ------------------------------------------------------------------------
+def call_binary_operator(ev: Evaluator, op: str, left: Value, right: Value) -> Value | None:
+    """gdb's value_x_binop: `left op right` (`+=` too) where `left` is a class, by the best
+    of its class's `operator op` methods (an xmethod's first) and the functions `operator op
+    (left, right)`, called in the program; None when `left` is no class (gdb looks no
+    further). gdb's errors when none is named so or none takes the operands."""
+    from aliceserver.debuggers.symbols.dwarf.expr.methods import method_call  # it imports us
+
+    cls = class_of(left)
+    if cls is None:
+        return None
+    name = f"operator{op}"
+    methods = method_candidates(cls, name)
+    frame = getattr(ev.symbols, "frame_symbols", ev.symbols)
+    find = getattr(frame, "functions", None)
+    functions = [Candidate(t, None, function=f) for f in (find(name) if find is not None else [])
+                 if isinstance(t := strip(f.type), FunctionType)]  # fmt: skip
+    if not methods and not functions:
+        raise EvaluationError(f'No symbol "{name}" in current context.')
+    strict = strict_types(ev)
+    ranked = [(total, 0, c) for c in methods if (total := _total(c, [right], strict)) is not None]
+    ranked += [(total, 1, c) for c in functions if (total := _total(c, [left, right], strict)) is not None]
+    if not ranked:
+        raise EvaluationError(f"Cannot resolve function {name} to any overloaded instance")
+    _total_rank, _kind, best = min(ranked, key=lambda found: found[:2])
+    if best.function is None:
+        return method_call(ev, left, name, [right])
+    if ev.type_only:
+        return ev.zero(best.type.return_type, in_memory=False)
+    if not isinstance(best.function.location, MemoryLoc):
+        raise EvaluationError("Attempt to take address of value not located in memory.")
+    return run_call(ev, _caller(ev), name, best.function.location.address, best.type, [left, right], [])
+
+
+def _total(candidate: Candidate, args: list[Value], strict: bool) -> int | None:
+    """How well a candidate takes exactly `args` (smaller is better); None: it does not."""
+    params = candidate.type.params
+    if len(args) != len(params):
+        return None
+    ranks = [rank(arg, param, strict) for arg, param in zip(args, params, strict=True)]
+    return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)
+
+
 # --- classes passed by value ------------------------------------------------------------
 def copy_for_call(
     ev: Evaluator, caller: FunctionCaller, value: Value, cls: StructType, cleanups: list[Callable[[], None]]

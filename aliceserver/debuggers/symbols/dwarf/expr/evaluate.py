@@ -316,7 +316,7 @@ class Evaluator:
             return array_literal(self, [self.eval(element) for element in node.elements])
         if isinstance(node, ast.Index):
             base, index = self.eval(node.base), self.eval(node.index)
-            found = operator(self.symbols, base, "operator[]", [index])  # a class's `[]`
+            found = operator(self, base, "operator[]", [index])  # a class's `[]`
             return found if found is not None else self.index(base, index)
         if isinstance(node, ast.Member):
             base = self.arrow(self.eval(node.base)) if node.arrow else self.eval(node.base)
@@ -338,7 +338,7 @@ class Evaluator:
         """`x->` where x is a class with operator-> (a smart pointer): what it returns, as
         often as it returns a class (gdb's loop), else x itself."""
         for _ in range(16):
-            found = operator(self.symbols, value, "operator->", [])
+            found = operator(self, value, "operator->", [])
             if found is None:
                 break
             value = found
@@ -537,13 +537,13 @@ class Evaluator:
             return self.address_of(self.eval(operand_node))
         operand = self.eval(node.operand)
         if op == "*":
-            found = operator(self.symbols, operand, "operator*", [])  # a class's unary `*`
+            found = operator(self, operand, "operator*", [])  # a class's unary `*`
             return found if found is not None else self.deref(operand)
         if op in ("++", "--", "post++", "post--"):  # the operand evaluated once, as gdb
             return self.increment(operand, op)
         value = self.rvalue(operand)
         if is_struct(value.type):  # gdb's unop_user_defined_p: a class's operator or none
-            found = operator(self.symbols, value, f"operator{op}", [])
+            found = operator(self, value, f"operator{op}", [])
             if found is not None:
                 return found
             raise EvaluationError(f"Structure has no component named operator{op}.")

@@ -37,16 +37,27 @@ def class_of(value: Value) -> StructType | None:
     return t if isinstance(t, StructType) and t.cplus else None
 
 
-def operator(symbols: object, obj: Value, name: str, args: list[Value]) -> Value | None:
-    """A class's operator (`operator[]`, `operator*`, `operator->`) on `obj`, None when
-    `obj` is no class or there are no methods to ask; gdb's error when none is found."""
-    methods = methods_of(symbols)
-    if methods is None or class_of(obj) is None:
+def operator(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value | None:
+    """A class's operator (`operator[]`, `operator*`, `operator->`) on `obj`: an xmethod's,
+    else the class's own, called in the program; None when `obj` is no class (or, for
+    `->`, its class has none); gdb's error when none is found."""
+    cls = class_of(obj)
+    if cls is None:
         return None
-    found = methods.call(obj, name, args, operator=True)
-    if found is None and name != "operator->":  # `->` falls back to the class's members
-        raise EvaluationError(f'No symbol "{name}" in current context.')
-    return found
+    methods = methods_of(ev.symbols)
+    found = methods.call(obj, name, args, operator=True) if methods is not None else None
+    if found is not None:
+        return found
+    from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import (  # it imports this module
+        call_method,
+        method_candidates,
+    )
+
+    if method_candidates(cls, name):
+        return call_method(ev, obj, name, args)
+    if methods is None or name == "operator->":  # `->` falls back to the class's members
+        return None
+    raise EvaluationError(f'No symbol "{name}" in current context.')
 
 
 def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value:

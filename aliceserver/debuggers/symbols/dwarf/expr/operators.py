@@ -42,6 +42,12 @@ _INVALID_COMPARISON = {what: f"Invalid type combination in {what}." for what in 
 def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
     left, right = ev.rvalue(left), ev.rvalue(right)
     lt, rt = strip(left.type), strip(right.type)
+    if ev.symbols.cplus and is_struct(lt):  # a class's own operator (the left's: gdb's)
+        from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import call_binary_operator
+
+        called = call_binary_operator(ev, op, left, right)
+        if called is not None:
+            return called
     no_class_operator(op, lt, rt)
     lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
     if lp or rp:
@@ -158,7 +164,13 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
     if ev.type_only:  # gdb: the left side as it is, nothing written
         return target
     if op != "=":
-        no_class_operator(op, target.type, value.type)  # gdb's operator+= of a class
+        if ev.symbols.cplus:  # a class's operator+= (gdb's value_x_binop of BINOP_ASSIGN_MODIFY)
+            from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import call_binary_operator
+
+            found = call_binary_operator(ev, op, target, value)
+            if found is not None:
+                return found
+        no_class_operator(op, target.type, value.type)
         value = ev.arith(op[:-1], target, value)
     if not target.is_lvalue:
         raise EvaluationError("Left operand of assignment is not an lvalue.")

@@ -354,11 +354,23 @@ class _Parser(TokenCursor):
         return ast.NamedCast(kind, tname, operand)
 
     def scoped_ident(self) -> str:
-        parts = [self.next().text]
+        parts = [self.member_name()]
         while self.at_op("::") and self.peek().kind == "ident":
             self.next()
-            parts.append(self.next().text)
+            parts.append(self.member_name())
         return "::".join(parts)
+
+    def member_name(self) -> str:
+        """An identifier, or an operator's name (`operator[]`, `operator==`, `operator()`)."""
+        name = self.next().text
+        if name != "operator" or self.tok.kind != "op":
+            return name
+        symbol = self.next().text
+        if symbol in ("[", "(") and self.at_op("]" if symbol == "[" else ")"):
+            symbol += self.next().text
+        elif symbol not in _OPERATOR_NAMES:
+            raise self.error()
+        return "operator" + symbol
 
     def primary(self) -> ast.Expr:
         tok = self.tok
@@ -442,7 +454,7 @@ class _Parser(TokenCursor):
                 arrow = self.next().text == "->"
                 if self.tok.kind != "ident":
                     raise self.error()
-                expr = ast.Member(expr, self.next().text, arrow)
+                expr = ast.Member(expr, self.member_name(), arrow)
             elif self.at_op("("):
                 self.next()
                 args: list[ast.Expr] = []
@@ -459,6 +471,10 @@ class _Parser(TokenCursor):
                 return expr
 
 
+# C++'s operators a name may follow `operator` with (`[]` and `()` are read apart).
+_OPERATOR_NAMES = frozenset(
+    "+ - * / % ^ & | ~ ! = < > += -= *= /= %= ^= &= |= << >> <<= >>= == != <= >= && || ++ -- , ->* ->".split()
+)
 _CHAR_SIZES = {"char": 1, "wchar_t": 4, "char16_t": 2, "char32_t": 4}
 
 

@@ -1,0 +1,43 @@
+"""A C++ class's own operators in expressions, called in the program as gdb 13 calls them
+(value_x_binop, value_x_unop): `t[1]`, `t["b"]` (the overload by argument), `*t`, `w->vals`,
+`t == t`, `-a`, `!a`, `a += 1` (its reference returned), free functions `a + b` and
+`a < b`, `t.operator[](2)` spelled out, and gdb's errors where it finds none (`2 * a`: only
+the left operand's class is asked; `s == "hi"`: no operator so named). They were refused
+("Function calls are not supported in expressions", "Structure has no component named
+operator==")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.batch import output_like_gdb
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
+from tests.support.gdb import gdb_path
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
+]
+
+MAIN = marker_line(PROGRAMS_DIR / "cpp_operators.cpp", "main")
+COMMANDS = [f"break cpp_operators.cpp:{MAIN}", "run",
+            "print t[1]", 'print t["b"]', "print *t", "print t == t", "print t + 1", "print w->vals[2]",
+            "print t.operator[](2)", "whatis t[1]", "print t[1] + t[2]",
+            "print a + b", "print a < b", "print b < a", "print -a", "print !a", "print 2 * a",
+            "print (a += 1).y", "print a", "whatis a += 1", "whatis a + b", "ptype a < b", 'print s == "hi"', "print s + s",
+            "print a - b", "print a.operator()(1, 0)", "print operator+(a, b)"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_cpp("cpp_operators", CPP_FLAGS)
+
+
+def test_operators_like_gdb(program: Path) -> None:
+    shown = output_like_gdb(program, COMMANDS)
+    assert "$1 = 20" in shown and "$4 = true" in shown and "{x = 2, y = 3}" in shown
+    assert 'No symbol "operator==" in current context.' in shown
