@@ -2,7 +2,8 @@
 in the debug info of its first virtual method's unit alone, is printed, browsed and
 measured where another unit only declares it (it was `<incomplete type>`); a struct's
 reference members print as `@0x...` (gdb shows what a reference refers to only at the top);
-and `break` reads a parameter list as gdb does: typedefs replaced (`Stamp`, `std::string`),
+a static constexpr double shows its value (its DWARF constant is a block: it was
+`<optimized out>`); and `break` reads a parameter list as gdb does: typedefs replaced (`Stamp`, `std::string`),
 built-in types by their one name (`long int`), `const` where the demangler puts it."""
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
 def test_values_of_a_class_defined_in_another_unit(program: Path, backend: str, tmp_path: Path) -> None:
     expected = gdb_outputs(program, VALUES)
     assert "size = 3" in expected[1] and "@0x" in expected[0] and "level" not in expected[0]
+    assert "static scale = 1.5" in expected[1]  # a double's in-class constant (a block)
     got = console_at(program, LOCATION, VALUES, gdb_env(), core_of_stop(backend, tmp_path))
     assert list(zip(VALUES, got, strict=True)) == list(zip(VALUES, expected, strict=True))
 

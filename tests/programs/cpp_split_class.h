@@ -10,6 +10,7 @@ public:
     virtual int count() const;
     int size;
     std::string label;
+    static constexpr double scale = 1.5;  // DW_AT_const_value: an 8-byte block
 };
 
 typedef long Stamp;

@@ -66,7 +66,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     Type,
     strip,
 )
-from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
+from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value, const_location
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind, global_kind
 from aliceserver.debuggers.symbols.elf import ElfImage, ElfSymbol
 from aliceserver.errors import TargetError
@@ -347,7 +347,7 @@ class ModuleSymbols:
         die = var.die
         const = die.attributes.get("DW_AT_const_value")
         if const is not None:
-            return _const_location(const.value, strip(var.type).size)
+            return const_location(const.value, strip(var.type).size)
         attr = die.attributes.get("DW_AT_location")
         if attr is None:
             if var.kind is VarKind.GLOBAL:  # an extern declaration: the symbol's address
@@ -603,15 +603,6 @@ class ModuleSymbols:
             if data is None or len(data) < size or loclist_end(data, 0, version) is not None:
                 return data
             size *= 16
-
-
-def _const_location(value: object, size: int) -> Location:
-    if isinstance(value, int):
-        size = max(size, 1)
-        return ImplicitLoc((value & ((1 << (8 * size)) - 1)).to_bytes(size, "little"))
-    if isinstance(value, (list, bytes)):
-        return ImplicitLoc(bytes(value))
-    return OptimizedOut()
 
 
 def _resolve_entry(request: EntryRequest) -> Entry:

@@ -344,7 +344,7 @@ class TypeBuilder:
                 name,
                 self.of_die_attr(die),
                 (lambda: finder(qualified)) if finder is not None else (lambda: None),
-                const if isinstance(const, int) else None,
+                const if isinstance(const, int) else bytes(const) if isinstance(const, (list, bytes)) else None,
                 len(st._members),
                 _access(die, parent_of(die) or die),
             )

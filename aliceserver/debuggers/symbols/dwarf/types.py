@@ -141,7 +141,7 @@ class StaticMember:
     name: str
     type: Type
     link_address: Callable[[], int | None]  # the definition's link-time address, if any
-    const_value: int | None = None  # an in-class constant (DW_AT_const_value)
+    const_value: int | bytes | None = None  # an in-class constant (DW_AT_const_value: a block's bytes)
     position: int = 0  # how many (non-static) members are declared before it
     access: str = "public"
 

@@ -554,10 +554,23 @@ def _enum_fields(value: Value, t: StructType) -> list[tuple[str, Value]]:
     return out
 
 
+def const_location(value: object, size: int) -> Location:
+    """Where a DW_AT_const_value's value is: a number (data forms) or its bytes (a block:
+    a double's, a struct's)."""
+    if isinstance(value, int):
+        size = max(size, 1)
+        return ImplicitLoc((value & ((1 << (8 * size)) - 1)).to_bytes(size, "little"))
+    if isinstance(value, (list, bytes)):
+        return ImplicitLoc(bytes(value))
+    return OptimizedOut()
+
+
 def static_value(parent: Value, static: StaticMember) -> Value:
     """A static data member's value: its in-class constant, or its definition's memory."""
-    if static.const_value is not None:
+    if isinstance(static.const_value, int):
         return Value.of_int(static.type, static.const_value, parent.ctx)
+    if static.const_value is not None:
+        return Value(static.type, const_location(static.const_value, strip(static.type).size), parent.ctx)
     link = static.link_address()
     if link is None:
         return Value(static.type, OptimizedOut(), parent.ctx)
