@@ -41,3 +41,19 @@ def test_operators_like_gdb(program: Path) -> None:
     shown = output_like_gdb(program, COMMANDS)
     assert "$1 = 20" in shown and "$4 = true" in shown and "{x = 2, y = 3}" in shown
     assert 'No symbol "operator==" in current context.' in shown
+
+
+TEMPLATE_MAIN = marker_line(PROGRAMS_DIR / "cpp_template_names.cpp", "main")
+TEMPLATE_COMMANDS = [f"break cpp_template_names.cpp:{TEMPLATE_MAIN}", "run",
+                     "print Counter<int>::count", "print Counter<int>::limit", "print Counter<double>::count",
+                     "print twice<int>", "print twice<double>(2.5)", "print &twice<int>", "whatis twice<int>",
+                     "print std::numeric_limits<int>::digits", "print std::vector<int>::nothing",
+                     "print Nope<int>::x", "print c.value < 3", "print c.value > 3"]  # fmt: skip
+
+
+def test_template_names_like_gdb(builder: Builder) -> None:
+    """`twice<int>` names the instance (it was `twice < int > ...`, "No symbol"), and
+    `Counter<int>::count` the class template's static member; a comparison stays one."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_template_names", CPP_FLAGS)
+    shown = output_like_gdb(program, TEMPLATE_COMMANDS)
+    assert "$1 = 3" in shown and "<twice<int>(int)>" in shown and "= 5\n" in shown

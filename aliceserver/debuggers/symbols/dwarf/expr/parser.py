@@ -37,10 +37,14 @@ _KEYWORDS = _TYPE_WORDS | _QUALIFIERS | _TAGS
 _NAMED_CASTS = frozenset(("dynamic_cast", "static_cast", "reinterpret_cast", "const_cast"))
 
 
-def parse(text: str, is_type: Callable[[str], bool] | None = None, radix: int = 10) -> ast.Expr:
-    """Parse one expression; `is_type` says which identifiers name types (for casts);
-    `radix`: gdb's input-radix."""
-    return _Parser(tokenize(text, radix), is_type or (lambda _name: False), text).parse_all()
+def parse(text: str, is_type: Callable[[str], bool] | None = None, radix: int = 10,
+          is_name: Callable[[str], bool] | None = None) -> ast.Expr:  # fmt: skip
+    """Parse one expression; `is_type` says which identifiers name types (for casts),
+    `is_name` which name a function or variable (`twice<int>`: a template's instance, not
+    `twice < int > ...`); `radix`: gdb's input-radix."""
+    parser = _Parser(tokenize(text, radix), is_type or (lambda _name: False), text)
+    parser.is_name = is_name or (lambda _name: False)
+    return parser.parse_all()
 
 
 class TokenCursor:
@@ -86,6 +90,7 @@ class _Parser(TokenCursor):
     def __init__(self, tokens: list[Token], is_type: Callable[[str], bool], text: str) -> None:
         super().__init__(tokens)
         self.is_type = is_type
+        self.is_name: Callable[[str], bool] = lambda _name: False
         self.text = text
         self.names: list[str] = []  # the names parsed so far, in order
 
@@ -360,6 +365,26 @@ class _Parser(TokenCursor):
             parts.append(self.member_name())
         return "::".join(parts)
 
+    def templated(self, name: str) -> str:
+        """`name` with the template arguments that follow it where, so written, it names a
+        function or variable (`twice<int>`, as gdb's lexer asks the symbols) or a scope
+        (`Counter<int>::count`); else `name` (`a < b`), nothing consumed."""
+        found = _template_text(self.tokens, self.pos)
+        if found is None or found[2]:
+            return name
+        text, end, _split = found
+        after = self.tokens[end + 1]
+        if after.kind == "op" and after.text == "::" and self.tokens[end + 2].kind == "ident":
+            self.pos = end + 1
+            while self.at_op("::") and self.peek().kind == "ident":
+                self.next()
+                text += "::" + self.member_name()
+            return name + text
+        if self.is_name(name + text):
+            self.pos = end + 1
+            return name + text
+        return name
+
     def member_name(self) -> str:
         """An identifier, or an operator's name (`operator[]`, `operator==`, `operator()`)."""
         name = self.next().text
@@ -426,6 +451,8 @@ class _Parser(TokenCursor):
                 self.next()
                 return self.named_cast(tok.text)
             name = self.scoped_ident()
+            if self.at_op("<"):
+                name = self.templated(name)
             if self.tok.kind == "entry" and "::" not in name:  # gdb: name_not_typename ENTRY
                 self.next()
                 return ast.EntryValue(name)
