@@ -514,8 +514,8 @@ def register_all(registry: CliRegistry) -> None:
     add("undisplay", _undisplay)
     add("python", _python, "py")
     add("python-interactive", _python_interactive, "pi")
-    for name in ("record", "reverse-step"):
-        add(name, _unsupported(name))
+    add("record", _unsupported("record"))
+    add("stop", lambda ctx, text: None)  # gdb's placeholder: only its hooks (hook-stop) run
     core_commands.register_console(registry)
     add("break-range", _break_range)
     add("interpreter-exec", misc.interpreter_exec_console)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from aliceserver.adapters.mi.console_find import MemoryValues
 from aliceserver.adapters.mi.dump_formats import FORMATS, read_srec
-from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply, ambiguous_names
 from aliceserver.errors import AliceError
 
 _DUMP_HELP = {  # gdb's help_list of each prefix: (subcommand, its one-line doc)
@@ -66,7 +66,7 @@ def _subcommand(ctx: Context, prefix: str, text: str) -> tuple[str, str] | None:
     if len(matches) != 1:
         asked = text.strip()
         if len(matches) > 1:
-            raise MiError(f'Ambiguous {prefix} command "{asked}": {", ".join(sorted(matches))}.')
+            raise MiError(f'Ambiguous {prefix} command "{asked}": {ambiguous_names(sorted(matches))}.')
         raise MiError(f'Undefined {prefix} command: "{asked}".  Try "help {prefix}".')
     return matches[0], rest.strip()
 

@@ -34,7 +34,7 @@ from aliceserver.adapters.mi.inferiors import thread_filter, thread_label
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
 from aliceserver.adapters.mi.libraries import register_console as register_libraries
 from aliceserver.adapters.mi.register_info import info_registers, info_vector
-from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply, ambiguous_names
 from aliceserver.adapters.mi.sigframes import info_frame_tail
 from aliceserver.adapters.mi.skips import info_skip
 from aliceserver.adapters.mi.state import Inferior
@@ -355,7 +355,7 @@ def _info(ctx: Context, text: str) -> Reply:
     if name is None:
         matches = [n for n in table if n.startswith(word)]
         if len(matches) > 1:  # gdb's lookup_cmd names them (its own list is longer)
-            raise MiError(f'Ambiguous info command "{word}": {", ".join(sorted(matches))}.')
+            raise MiError(f'Ambiguous info command "{word}": {ambiguous_names(sorted(matches))}.')
         if not matches:
             raise MiError(f'Undefined info command: "{word}".  Try "help info".')
         name = matches[0]

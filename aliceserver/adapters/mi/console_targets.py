@@ -112,12 +112,23 @@ def unset(ctx: Context, text: str) -> bool:
     return False
 
 
-def _target_name(ctx: Context) -> str:
-    """The name gdb's tcomplain gives the target on top."""
+def target_name(ctx: Context) -> str:
+    """The name gdb's tcomplain gives the target on top: a core's, a live process's (gdb's
+    thread layer over it), the program file's, or None's (nothing loaded)."""
     inferior = ctx.session.inferior
     if inferior.core is not None:
         return "core"
-    return "exec" if inferior.process is None else "multi-thread"
+    if inferior.process is not None:
+        return "multi-thread"
+    return "exec" if inferior.program else "None"
+
+
+def _no_reverse(ctx: Context, text: str) -> Reply:
+    """reverse-step and its kin: no target here runs backwards (gdb's words where it has
+    no record of the execution either)."""
+    if remote_held(ctx.session) is not None:
+        raise MiError("Target remote does not support this command.")
+    raise MiError(f"Target {target_name(ctx)} does not support this command.")
 
 
 def _load(ctx: Context, text: str) -> Reply:
@@ -125,7 +136,7 @@ def _load(ctx: Context, text: str) -> Reply:
         raise MiError('"load" is not supported by aliceserver.')
     if ctx.session.inferior.program is None and not text.strip():
         raise MiError('No executable file specified.\nUse the "file" or "exec-file" command.')
-    raise MiError(f"You can't do that when your target is `{_target_name(ctx)}'")
+    raise MiError(f"You can't do that when your target is `{target_name(ctx)}'")
 
 
 def _section(ctx: Context, text: str) -> Reply:
@@ -206,6 +217,9 @@ def _section_names(ctx: Context) -> set[str]:
 
 
 def register(registry: CliRegistry) -> None:
+    for name, *aliases in (("reverse-step", "rs"), ("reverse-next", "rn"), ("reverse-stepi", "rsi"),
+                           ("reverse-nexti", "rni"), ("reverse-continue", "rc"), ("reverse-finish",)):  # fmt: skip
+        registry.add(name, _no_reverse, *aliases)
     registry.add("load", _load)
     registry.add("section", _section)
     registry.add("add-symbol-file", _add_symbol_file)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -110,8 +110,7 @@ class CliRegistry:
         if len(matches) == 1:
             return matches[0], self._handlers[matches[0]]
         if len(matches) > 1:
-            listed = ", ".join(sorted(matches))
-            raise MiError(f'Ambiguous command "{word}": {listed}.')
+            raise MiError(f'Ambiguous command "{word}": {ambiguous_names(sorted(matches))}.')
         return None
 
     def names(self) -> list[str]:
@@ -128,3 +127,14 @@ class CliRegistry:
     def completable(self, listed_aliases: frozenset[str]) -> list[str]:
         """The names completion offers: the commands and those of their aliases gdb lists."""
         return sorted([*self._handlers, *(alias for alias in self._aliases if alias in listed_aliases)])
+
+
+def ambiguous_names(names: Iterable[str]) -> str:
+    """The commands an abbreviation matches as gdb lists them (lookup_cmd's 100-byte
+    buffer): a name that would not fit ends the list with `..`."""
+    text = ""
+    for name in names:
+        if len(text) + len(name) + 6 >= 100:
+            return text + ".."
+        text += (", " if text else "") + name
+    return text

@@ -6,7 +6,7 @@ error (`Ambiguous enable command "d 1": delete, display.`)."""
 
 from __future__ import annotations
 
-from aliceserver.adapters.mi.registry import MiError
+from aliceserver.adapters.mi.registry import MiError, ambiguous_names
 from aliceserver.regexes import compiled_later
 
 # gdb 13's subcommands and their aliases (`help enable`, `help disable`, `help delete`)
@@ -37,5 +37,5 @@ def resolve(verb: str, text: str) -> tuple[str | None, str]:
     if not found:
         return None, text
     if len(found) > 1:
-        raise MiError(f'Ambiguous {verb} command "{text}": {", ".join(found)}.')
+        raise MiError(f'Ambiguous {verb} command "{text}": {ambiguous_names(found)}.')
     return _ALIASES.get(found[0], found[0]), text[len(word) :].lstrip()

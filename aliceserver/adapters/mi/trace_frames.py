@@ -14,6 +14,7 @@ import re
 from aliceserver.adapters.mi import displays
 from aliceserver.adapters.mi.buildargv import build_argv
 from aliceserver.adapters.mi.console_frames import print_frame_lines
+from aliceserver.adapters.mi.console_targets import target_name
 from aliceserver.adapters.mi.parser import getopt
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, MiRegistry, Pairs, Reply
 from aliceserver.adapters.mi.remote_commands import remote_held
@@ -34,7 +35,7 @@ def _refused(ctx: Context) -> MiError:
     """gdb's tcomplain: the target does not do trace experiments."""
     if remote_held(ctx.session) is not None:  # gdbserver's agent would: not we
         return MiError("Target does not support this command.")
-    target = "exec" if ctx.session.inferior.process is None else "multi-thread"
+    target = target_name(ctx)
     return MiError(f"You can't do that when your target is `{target}'")
 
 

@@ -11,6 +11,7 @@ import re
 from aliceserver.adapters.mi import commands_break as breaks
 from aliceserver.adapters.mi.break_keywords import keywords
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
+from aliceserver.adapters.mi.console_targets import target_name
 from aliceserver.adapters.mi.locations import console_location
 from aliceserver.adapters.mi.pending_query import create_or_ask
 from aliceserver.adapters.mi.queries import query
@@ -109,7 +110,7 @@ def tstart(ctx: Context, text: str) -> Reply:
         raise MiError("No tracepoints defined, not starting trace")
     if not any(bp.enabled for bp in traces):  # a target that cannot enable them later: gdb's start_tracing
         raise MiError("No tracepoints enabled, not starting trace")
-    target = "exec" if ctx.session.inferior.process is None else "multi-thread"
+    target = target_name(ctx)
     raise MiError(f"You can't do that when your target is `{target}'")
 
 

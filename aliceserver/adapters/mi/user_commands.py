@@ -21,7 +21,14 @@ from aliceserver.adapters.gdbcommands.control_flow import parse, run_list
 from aliceserver.adapters.mi.control_commands import SessionHooks, typed_block
 from aliceserver.adapters.mi.deprecation import Deprecated
 from aliceserver.adapters.mi.queries import confirm
-from aliceserver.adapters.mi.registry import EXIT, CliRegistry, Context, MiError, Reply
+from aliceserver.adapters.mi.registry import (
+    EXIT,
+    CliRegistry,
+    Context,
+    MiError,
+    Reply,
+    ambiguous_names,
+)
 from aliceserver.regexes import compiled_later
 
 if TYPE_CHECKING:
@@ -200,7 +207,7 @@ def _lookup_sub(command: UserCommand, word: str) -> UserCommand | None:
         return subs[word]
     matches = [name for name in subs if name.startswith(word)]
     if len(matches) > 1:
-        raise MiError(f'Ambiguous {command.full_name} command "{word}": {", ".join(sorted(matches))}.')
+        raise MiError(f'Ambiguous {command.full_name} command "{word}": {ambiguous_names(sorted(matches))}.')
     return subs[matches[0]] if matches else None
 
 
