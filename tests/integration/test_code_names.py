@@ -13,7 +13,7 @@ import pytest
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.core_backend import core_of_stop
-from tests.support.gdb import gdb_env, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at
 from tests.support.mi_console import console_at
 
 pytestmark = pytest.mark.both_backends
@@ -28,8 +28,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, location, commands)
 
 
 def function_of(frame_text: str) -> str:

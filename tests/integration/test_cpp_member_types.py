@@ -15,7 +15,7 @@ import pytest
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx
 from tests.support.core_backend import core_of_stop
-from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path
 from tests.support.mi_console import console_at
 
 pytestmark = [
@@ -61,8 +61,7 @@ def program(request: pytest.FixtureRequest, builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {LOCATION}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, LOCATION, commands)
 
 
 @pytest.mark.parametrize("commands", [MEMBER_POINTERS, TEMPLATES, STATICS],

@@ -14,7 +14,7 @@ import pytest
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
 from tests.support.core_backend import core_of_stop
-from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path, run_gdb
 from tests.support.mi_console import console_at
 
 pytestmark = [
@@ -39,8 +39,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {LOCATION}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, LOCATION, commands)
 
 
 def test_printers_installed(program: Path) -> None:

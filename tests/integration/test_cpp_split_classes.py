@@ -21,7 +21,7 @@ from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx
 from tests.support.core_backend import core_of_stop
 from tests.support.dap_client import DapClient
 from tests.support.dap_session import start_session
-from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path
 from tests.support.mi_console import console_at
 
 pytestmark = [
@@ -49,8 +49,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {LOCATION}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, LOCATION, commands)
 
 
 @pytest.mark.both_backends

@@ -16,7 +16,7 @@ from tests.support.batch import output_like_gdb
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_cxx, find_rustc
 from tests.support.core_backend import core_of_stop
-from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path
 from tests.support.mi_client import MiClient
 from tests.support.mi_console import console_at
 
@@ -44,8 +44,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, location, commands)
 
 
 @pytest.fixture(scope="module")

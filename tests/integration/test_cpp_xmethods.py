@@ -20,7 +20,7 @@ from tests.support.core_backend import core_of_stop
 from tests.support.cores import gdb_gcore
 from tests.support.dap_client import DapClient
 from tests.support.dap_session import start_session
-from tests.support.gdb import gdb_env, gdb_path, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path, run_gdb
 from tests.support.mi_console import console_at, mi_quote
 from tests.support.mi_grammar import parse_record
 
@@ -60,8 +60,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, location, commands)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
 from tests.support.core_backend import core_of_stop
 from tests.support.events import EventLog
-from tests.support.gdb import gdb_env, gdb_path, name_values, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path, name_values, run_gdb
 from tests.support.mi_console import console_at
 from tests.support.session import launch
 
@@ -58,8 +58,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {LOCATION}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, LOCATION, commands)
 
 
 @pytest.mark.parametrize("commands", [ARRAYS, ENUMS_AND_BITS], ids=["arrays", "enums-bits"])

@@ -14,7 +14,7 @@ import pytest
 from tests.support.batch import needs_gdb
 from tests.support.build import Builder, marker_line
 from tests.support.build_more import MoreBuilder
-from tests.support.gdb import gdb_env, run_gdb
+from tests.support.gdb import gdb_env, gdb_outputs_at
 from tests.support.gdb_calls import expected_outputs, gdb_could_not_call
 from tests.support.mi_console import console_at
 
@@ -29,8 +29,7 @@ def program(builder: Builder) -> Path:
 
 
 def gdb_outputs(program: Path, location: str, commands: list[str]) -> list[str]:
-    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env())
-    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]
+    return gdb_outputs_at(program, location, commands)
 
 
 def test_methods_statics_overloads_and_virtuals_like_gdb(program: Path) -> None:

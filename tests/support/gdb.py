@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 _TOKEN = "@@ALICE-GDB@@"
 
@@ -441,3 +441,11 @@ def gdb_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
         env["HOME"] = source["HOME"]
     env["PWD"] = os.getcwd()  # gdb starts the program through /bin/sh, which exports PWD
     return env
+
+
+def gdb_outputs_at(program: Path | str, location: str, commands: Sequence[str], **options: Any) -> list[str]:
+    """What each of gdb's console commands prints (or its error) at the first stop at
+    `location` (the program run with gdb_env(): gdb's stack addresses); `options` as
+    run_gdb takes them."""
+    replies = run_gdb(program, [f"break {location}", "run", *commands], env=gdb_env(), **options)
+    return [(r.error if r.error else r.output).strip("\n") for r in replies[2:]]

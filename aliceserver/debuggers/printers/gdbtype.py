@@ -7,6 +7,7 @@ from typing import Any
 
 from aliceserver.debuggers.printers import context
 from aliceserver.debuggers.symbols.dwarf.expr.convert import Builtins
+from aliceserver.debuggers.symbols.dwarf.names import split_top_level
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
@@ -338,18 +339,7 @@ def template_arguments(name: str) -> list[str]:
             break
     if start < 0:
         return []
-    args, depth, begin = [], 0, start + 1
-    for i in range(start + 1, end):
-        ch = name[i]
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(name[begin:i].strip())
-            begin = i + 1
-    args.append(name[begin:end].strip())
-    return [a for a in args if a]
+    return [arg for arg in split_top_level(name[start + 1 : end]) if arg]
 
 
 def _argument_from_name(name: str, n: int) -> Any:

@@ -120,6 +120,21 @@ class Demangler:
         return text.decode("utf-8", "surrogateescape")
 
 
+def split_top_level(text: str) -> list[str]:
+    """`a, b<c, d>, e` -> its comma-separated items outside any brackets, stripped."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return items
+
+
 def split_qualified(name: str) -> list[str]:
     """`ns::Foo<a::b>::bar` -> [`ns`, `Foo<a::b>`, `bar`]: `::` outside brackets only."""
     if name.isidentifier() and "operator" not in name:  # a C name (rbreak: 10,000 of them)

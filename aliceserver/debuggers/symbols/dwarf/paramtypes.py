@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from aliceserver.debuggers.symbols.dwarf.names import split_top_level
+
 # A typedef's name -> the text of the type it names, one level (None: no typedef so named).
 TypedefTarget = Callable[[str], "str | None"]
 
@@ -25,7 +27,7 @@ def canonical_parameters(params: str, typedef_target: TypedefTarget) -> str:
     inner = params.strip()
     if not (inner.startswith("(") and inner.endswith(")")):
         return params
-    items = _split_top(inner[1:-1])
+    items = split_top_level(inner[1:-1])
     if items == [""]:
         return "()"
     return "(" + ", ".join(canonical_type(item, typedef_target) for item in items) + ")"
@@ -132,18 +134,3 @@ def _builtin(words: list[str]) -> str:
     if longs:
         return prefix + ("long long" if longs > 1 else "long")
     return prefix + "int"
-
-
-def _split_top(text: str) -> list[str]:
-    """`a, b<c, d>, e` -> its top-level comma-separated items."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(text[start:i].strip())
-            start = i + 1
-    items.append(text[start:].strip())
-    return items
