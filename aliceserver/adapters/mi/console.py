@@ -55,9 +55,10 @@ def run_console_command(ctx: Context, text: str) -> Reply:
         line = line[len("server ") :].strip()
     if not line or line.startswith("#"):
         return None
-    match = re.match(r"([A-Za-z_][\w.-]*|[!|])(.*)", line, re.S)  # gdb's command chars: `alias x.y`
-    if match is None:
-        raise MiError(f'Undefined command: "{line.split()[0]}".  Try "help".')
+    # gdb's command characters (valid_cmd_char_p: `alias x.y`, `5`, `-foo`), or `!` / `|` alone
+    match = re.match(r"([\w.-]+|[!|])(.*)", line, re.S)
+    if match is None:  # gdb's command word is the command characters it starts with: none
+        raise MiError('Undefined command: "".  Try "help".')
     word, rest = match.group(1), match.group(2)
     found = ctx.session.cli_commands.lookup(word)
     if found is None:
