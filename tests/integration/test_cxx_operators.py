@@ -29,7 +29,8 @@ COMMANDS = [f"break cpp_operators.cpp:{MAIN}", "run",
             "print t.operator[](2)", "whatis t[1]", "print t[1] + t[2]",
             "print a + b", "print a < b", "print b < a", "print -a", "print !a", "print 2 * a",
             "print (a += 1).y", "print a", "whatis a += 1", "whatis a + b", "ptype a < b", 'print s == "hi"', "print s + s",
-            "print a - b", "print a.operator()(1, 0)", "print operator+(a, b)"]  # fmt: skip
+            "print a - b", "print a.operator()(1, 0)", "print operator+(a, b)",
+            "print ns::boom(0)"]  # fmt: skip (a fault: gdb names the call `ns::boom(int*)`)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +42,7 @@ def test_operators_like_gdb(program: Path) -> None:
     shown = output_like_gdb(program, COMMANDS)
     assert "$1 = 20" in shown and "$4 = true" in shown and "{x = 2, y = 3}" in shown
     assert 'No symbol "operator==" in current context.' in shown
+    assert "(ns::boom(int*)) will be abandoned." in shown
 
 
 TEMPLATE_MAIN = marker_line(PROGRAMS_DIR / "cpp_template_names.cpp", "main")

@@ -28,6 +28,10 @@ Vec operator+(const Vec &a, const Vec &b) { return {a.x + b.x, a.y + b.y}; }
 bool operator<(const Vec &a, const Vec &b) { return a.x < b.x; }
 int operator*(int k, const Vec &v) { return k * v.x; }
 
+namespace ns {
+int boom(int *where) { return *where; }  // a call that faults: gdb names it with its parameters
+}
+
 int main() {
     Table t;
     Wrap w;

@@ -31,6 +31,7 @@ from aliceserver.debuggers.ptrace.live import LiveSession
 from aliceserver.debuggers.ptrace.state import ProcessAccess
 from aliceserver.debuggers.remote.session import RemoteSession
 from aliceserver.debuggers.remote.watches import scope_return_address
+from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
 from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.debuggers.target import RemoteConnected, RemoteTimeouts
 from aliceserver.debuggers.targetregisters import TargetRegister
@@ -298,14 +299,17 @@ class ProgramCallers:
         self._settings = settings
         self._tracker = tracker
         self._symbols = symbols
+        self._demangler = Demangler()  # (libstdc++'s __cxa_demangle loaded at a first C++ name)
         self._forget_stop_state = forget_stop_state
 
     def for_thread(self, tid: int) -> ProgramCaller | None:
         """Over ptrace (infcall.py) or through a stub (remote/calls.py); None: no process,
         no calls."""
-        def name_of(address: int) -> str | None:
+        def name_of(address: int) -> str | None:  # gdb's print name: a C++ one demangled, with parameters
             found = self._symbols.lookup_address(address)
-            return found.name if found.name is not None and found.offset == 0 else None
+            if found.name is None or found.offset != 0:
+                return None
+            return natural_name(found.name, self._demangler)
 
         inferior = self._access.inferior
         if inferior is not None:

@@ -166,11 +166,15 @@ def run_call(
 
 
 def _name(node: ast.Call, caller: FunctionCaller | None, address: int, ftype: FunctionType | None) -> str:
+    """The called function as gdb's messages name it (infcall.c's get_function_name): its
+    symbol at the address (a C++ one with its parameters, `ns::flush(int)`), else the name
+    called (a library's function the symbols do not place: `strlen`, an ifunc)."""
+    found = caller.name_of(address) if caller is not None else None
+    if found is not None and not found.startswith("at 0x"):
+        return found
     if isinstance(node.function, ast.Name) and ftype is not None:
         return node.function.name.lstrip(":")
-    if caller is not None:
-        return caller.name_of(address)
-    return f"at 0x{address:#x}"  # gdb's own words, its doubled 0x included
+    return found or f"at 0x{address:#x}"  # gdb's own words, its doubled 0x included
 
 
 def _in_memory(ev: Evaluator, caller: FunctionCaller, value: Value) -> Value:
