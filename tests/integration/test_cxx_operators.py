@@ -50,12 +50,15 @@ TEMPLATE_COMMANDS = [f"break cpp_template_names.cpp:{TEMPLATE_MAIN}", "run",
                      "print Counter<int>::count", "print Counter<int>::limit", "print Counter<double>::count",
                      "print twice<int>", "print twice<double>(2.5)", "print &twice<int>", "whatis twice<int>",
                      "print std::numeric_limits<int>::digits", "print std::vector<int>::nothing",
-                     "print Nope<int>::x", "print c.value < 3", "print c.value > 3"]  # fmt: skip
+                     "print Nope<int>::x", "print c.value < 3", "print c.value > 3",
+                     "ptype pool", "whatis pool", "whatis &pool", "whatis pinned_ref", "whatis &pinned"]  # fmt: skip
 
 
 def test_template_names_like_gdb(builder: Builder) -> None:
     """`twice<int>` names the instance (it was `twice < int > ...`, "No symbol"), and
-    `Counter<int>::count` the class template's static member; a comparison stays one."""
+    `Counter<int>::count` the class template's static member; a comparison stays one. A
+    class template over a pointer type: its name as written (`Pool<Node*, 4>`, not `Node
+    *`), ptype's `T` only where a type is T itself (`Node **slots(void)`), `* const&`."""
     program = MoreBuilder(builder.cache_dir).build_cpp("cpp_template_names", CPP_FLAGS)
     shown = output_like_gdb(program, TEMPLATE_COMMANDS)
     assert "$1 = 3" in shown and "<twice<int>(int)>" in shown and "= 5\n" in shown

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aliceserver.debuggers.printers.gdbtype import Type, find_type, template_arguments
+from aliceserver.debuggers.symbols.dwarf.names import canonical
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     PointerType,
@@ -93,6 +94,8 @@ def _canonical_arguments(name: str, recognize: Recognize, depth: int) -> str:
     for arg in args:
         found = _argument_type(arg)
         text = _named(found, recognize, depth + 1) if found is not None else arg
+        if canonical(text) == canonical(arg):  # `XMLNode *` for `XMLNode*`: spelled as written
+            text = arg
         changed = changed or text != arg
         shown.append(text)
     if not changed:

@@ -40,13 +40,19 @@ class _Printer:
         base = _innermost(t)
         base_name = type_name(base)
         if not self.raw:
+            whole = names.get(type_name(t))  # the type a template parameter or typedef stands for
+            if whole is not None:
+                return f"{whole} {name}" if name else whole
             local = self.rename(base)
             if local is not None and local != base_name:
                 at = declared.find(base_name)
                 return declared if at < 0 else declared[:at] + local + declared[at + len(base_name):]
-            renamed = substitute(declared, names)
-            if renamed != declared:
-                return renamed
+            # Inside the base type's name only (`Base<char*>` -> `Base<U*>`): a pointer or
+            # reference to one (`T *`'s `tinyxml2::XMLNode **`) is written out, as gdb's.
+            renamed = substitute(base_name, names)
+            at = declared.find(base_name)
+            if renamed != base_name and at >= 0:
+                return declared[:at] + renamed + declared[at + len(base_name):]
         if isinstance(base, TypedefType):
             return declared
         body: str | None = None

@@ -454,7 +454,9 @@ def _declare(t: Type, inner: str, depth: int) -> str:
         if target_simple is not None:
             return _join(f"{quals} {target_simple}", inner)
         if isinstance(t.target, (PointerType, ReferenceType, MemberPointerType)):
-            return _declare(t.target, f" {quals}" + (f" {inner}" if inner else ""), depth + 1)
+            # gdb: `int * const *` but `int * const&` (a reference's mark follows with no blank)
+            after = inner if inner.startswith("&") else f" {inner}" if inner else ""
+            return _declare(t.target, f" {quals}{after}", depth + 1)
         if isinstance(t.target, ArrayType):  # C has no qualified arrays: its elements are
             element = QualifiedType(t.target.element, t.const, t.volatile, t.restrict)
             return _declare(replace(t.target, element=element), inner, depth + 1)
