@@ -43,7 +43,7 @@ from aliceserver.debuggers.symbols.dwarf.paramtypes import canonical_parameters
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, shown_function_name
 from aliceserver.debuggers.symbols.dwarf.prologue import frame_setup_length
 from aliceserver.debuggers.symbols.dwarf.sections import ElfSections
-from aliceserver.debuggers.symbols.dwarf.types import TypedefType, type_name
+from aliceserver.debuggers.symbols.dwarf.types import Type, TypedefType, type_name
 from aliceserver.debuggers.symbols.elf import TARGET_FILE, ElfImage, ElfSymbol
 from aliceserver.debuggers.symbols.linkmap import ReadMemory
 from aliceserver.errors import AliceError, ProtocolError
@@ -189,12 +189,16 @@ class LocationResolver:
 
     def _typedef_target(self, name: str) -> str | None:
         """The type a typedef called `name` names, as text (None: no module defines one)."""
+        found = self._typedef_named(name)
+        return type_name(found.target) if found is not None else None
+
+    def _typedef_named(self, name: str) -> TypedefType | None:
+        """The typedef called `name` in the first module whose DWARF names a type so (None:
+        that type is no typedef, or no module has it)."""
         for _module, symbols in self._source.all_module_symbols():
             found = symbols.find_type(name)
-            if isinstance(found, TypedefType):
-                return type_name(found.target)
             if found is not None:
-                return None
+                return found if isinstance(found, TypedefType) else None
         return None
 
     def _resolve_function_as_named(self, name: str, program_only: bool | None,
@@ -437,16 +441,12 @@ class LocationResolver:
         parts = split_qualified(key)
         if len(parts) < 2:
             return name
-        scope = "::".join(parts[:-1])
-        for _module, symbols in self._source.all_module_symbols():
-            found = symbols.find_type(scope)
-            if isinstance(found, TypedefType):
-                while isinstance(found, TypedefType):
-                    found = found.target
-                return f"{found}::{parts[-1]}{params or ''}"
-            if found is not None:
-                return name
-        return name
+        found: Type | None = self._typedef_named("::".join(parts[:-1]))
+        if found is None:
+            return name
+        while isinstance(found, TypedefType):
+            found = found.target
+        return f"{found}::{parts[-1]}{params or ''}"
 
     def _cxx_symbols(self, module: Module, image: ElfImage, name: str) -> list[tuple[ElfSymbol, str]]:
         """cxx_functions_named, remembered by module and name as _module_symbol's."""

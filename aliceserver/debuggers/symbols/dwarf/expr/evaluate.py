@@ -11,7 +11,9 @@ from aliceserver.debuggers.symbols.dwarf.expr.calls import call_function
 from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     c_cast,
     dynamic_cast,
+    is_base_of,
     reinterpret_cast,
+    same_class,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
@@ -424,7 +426,7 @@ class Evaluator:
         if this is None or not isinstance(target, PointerType) or field.name is None:
             return None
         obj = this.pointer_target()
-        if _derives_from(strip(obj.type), cls):
+        if same_class(obj.type, cls) or is_base_of(cls, obj.type):
             return obj.find_member(field.name)
         if field.offset is None or not isinstance(obj.location, MemoryLoc):
             return None
@@ -790,13 +792,3 @@ def _virtual_slot(cls: StructType, member: str) -> int | None:
     declared = cls.member_functions() if cls.member_functions is not None else []
     return next((m.virtual_slot for m in declared
                  if m.name == member and m.virtual_slot is not None and m.virtual_slot >= 0), None)  # fmt: skip
-
-
-def _derives_from(t: Type, cls: StructType, depth: int = 0) -> bool:
-    """Whether the class `t` is `cls` or has it among its bases."""
-    if t is cls:
-        return True
-    if not isinstance(t, StructType) or depth > 16:
-        return False
-    return any(m.is_base and _derives_from(strip(m.type), cls, depth + 1) for m in t.members)
-

@@ -42,12 +42,9 @@ _INVALID_COMPARISON = {what: f"Invalid type combination in {what}." for what in 
 def arith(ev: Evaluator, op: str, left: Value, right: Value) -> Value:
     left, right = ev.rvalue(left), ev.rvalue(right)
     lt, rt = strip(left.type), strip(right.type)
-    if ev.symbols.cplus and is_struct(lt):  # a class's own operator (the left's: gdb's)
-        from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import call_binary_operator
-
-        called = call_binary_operator(ev, op, left, right)
-        if called is not None:
-            return called
+    called = _class_operator(ev, op, left, right)
+    if called is not None:
+        return called
     no_class_operator(op, lt, rt)
     lp, rp = isinstance(lt, PointerType), isinstance(rt, PointerType)
     if lp or rp:
@@ -88,6 +85,18 @@ def valid_shift(ev: Evaluator, op: str, count: int, signed: bool, width: int) ->
         ev.warn(f"{side} shift count >= width of type")
         return False
     return True
+
+
+def _class_operator(ev: Evaluator, op: str, left: Value, right: Value) -> Value | None:
+    """gdb's value_x_binop where the left operand is a C++ class: its `operator op`
+    (BINOP_ASSIGN_MODIFY's `+=` too), called in the program; None where none is asked."""
+    if not ev.symbols.cplus or not is_struct(left.type):
+        return None
+    from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import (
+        call_binary_operator,  # it imports us
+    )
+
+    return call_binary_operator(ev, op, left, right)
 
 
 def is_struct(t: Type) -> bool:
@@ -164,12 +173,9 @@ def store(ev: Evaluator, target: Value, op: str, value: Value) -> Value:
     if ev.type_only:  # gdb: the left side as it is, nothing written
         return target
     if op != "=":
-        if ev.symbols.cplus:  # a class's operator+= (gdb's value_x_binop of BINOP_ASSIGN_MODIFY)
-            from aliceserver.debuggers.symbols.dwarf.expr.cxxcalls import call_binary_operator
-
-            found = call_binary_operator(ev, op, target, value)
-            if found is not None:
-                return found
+        called = _class_operator(ev, op, target, value)  # a class's operator+=
+        if called is not None:
+            return called
         no_class_operator(op, target.type, value.type)
         value = ev.arith(op[:-1], target, value)
     if not target.is_lvalue:

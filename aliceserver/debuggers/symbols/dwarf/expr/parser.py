@@ -42,9 +42,11 @@ def parse(text: str, is_type: Callable[[str], bool] | None = None, radix: int = 
     """Parse one expression; `is_type` says which identifiers name types (for casts),
     `is_name` which name a function or variable (`twice<int>`: a template's instance, not
     `twice < int > ...`); `radix`: gdb's input-radix."""
-    parser = _Parser(tokenize(text, radix), is_type or (lambda _name: False), text)
-    parser.is_name = is_name or (lambda _name: False)
-    return parser.parse_all()
+    return _Parser(tokenize(text, radix), is_type or _never, text, is_name or _never).parse_all()
+
+
+def _never(_name: str) -> bool:
+    return False
 
 
 class TokenCursor:
@@ -87,10 +89,11 @@ class TokenCursor:
 
 
 class _Parser(TokenCursor):
-    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool], text: str) -> None:
+    def __init__(self, tokens: list[Token], is_type: Callable[[str], bool], text: str,
+                 is_name: Callable[[str], bool]) -> None:  # fmt: skip
         super().__init__(tokens)
         self.is_type = is_type
-        self.is_name: Callable[[str], bool] = lambda _name: False
+        self.is_name = is_name
         self.text = text
         self.names: list[str] = []  # the names parsed so far, in order
 
