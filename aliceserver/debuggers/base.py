@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         SymbolSearchQuery,
         SymbolSearchResult,
     )
+    from aliceserver.debuggers.printers.autoload import AutoLoad
     from aliceserver.debuggers.printers.commands import ScriptOutput
     from aliceserver.debuggers.sourcepaths import SourcePaths
     from aliceserver.debuggers.stepskips import StepSkips
@@ -114,6 +115,12 @@ class IDebugger(Protocol):
     def source_paths(self) -> SourcePaths:
         """Where the source files are here (substitute-path rules, source directories):
         one per session, set by every front end; positions keep the debug info's paths."""
+        ...
+
+    @property
+    def auto_load(self) -> AutoLoad:
+        """gdb's auto-load settings for the images' printer scripts (the safe path they
+        must be in to run): one per session, changed in place by every front end."""
         ...
 
     # --- sessions -------------------------------------------------------------------

@@ -104,6 +104,12 @@ class SourcePaths:
     def directories_text(self) -> str:
         return ":".join(self.directories)
 
+    def script_search_path(self) -> list[str]:
+        """Where a script an image's .debug_gdb_scripts names is looked for, as gdb's
+        `source` looks: the working directory first, then the source directories."""
+        here = os.getcwd()
+        return [here, *(d for d in self.directories if not d.startswith("$"))]
+
     # --- locating files ---------------------------------------------------------------
     def locate(self, path: str) -> LocatedSource:
         """gdb's find_and_open_source: the (rewritten) path itself, a relative one under

@@ -296,7 +296,9 @@ gdb.current_objfile().pretty_printers.append(lookup)
 
 def test_a_page_shows_where_a_map_printer_failed(cli: Cli, builder: Builder, tmp_path: Path) -> None:
     """A map printer whose children raise after one pair: the page shows the pair and the
-    error, as gdb's var objects list it (the pairs' tools never drop it)."""
+    error, as gdb's var objects list it (the pairs' tools never drop it). The script beside
+    the program runs only from a safe path (`--auto-load-safe-path`): without it, it is
+    declined with gdb's warning and libstdc++'s printer shows the map."""
     if find_cxx() is None:
         pytest.skip("needs g++")
     copy = tmp_path / "client_cpp"
@@ -304,6 +306,14 @@ def test_a_page_shows_where_a_map_printer_failed(cli: Cli, builder: Builder, tmp
     (tmp_path / "client_cpp-gdb.py").write_text(FAILING_MAP_PRINTER)  # auto-loaded beside it
     ready = f"client_cpp.cpp:{marker_line(PROGRAMS_DIR / 'client_cpp.cpp', 'ready')}"
     cli.ok("start", "--break", ready, str(copy))
+    cli.ok("continue", "--timeout", str(WAIT))
+    declined = cli.ok("expand", "ages")
+    assert declined.splitlines()[1:] == ['  ["ann"] = 31   (int)', '  ["bob"] = 42   (int)'], declined
+    said = cli.ok("output")
+    assert f'warning: File "{tmp_path}/client_cpp-gdb.py" auto-loading has been declined by your' in said, said
+    assert f"\tadd-auto-load-safe-path {tmp_path}/client_cpp-gdb.py\n" in said
+    cli.ok("stop")
+    cli.ok("start", "--auto-load-safe-path", str(tmp_path), "--break", ready, str(copy))
     cli.ok("continue", "--timeout", str(WAIT))
     listed = cli.ok("expand", "ages").splitlines()
     assert listed[1].startswith("  [1] = 2   (") and listed[2] == "  [2] = <error: this printer fails>", listed

@@ -96,16 +96,18 @@ gdb.current_objfile().pretty_printers.append(lookup)
 
 
 def test_failing_printer_and_garbage(program: Path, tmp_path: Path, backend: str) -> None:
-    """A printer script beside the program (`PROG-gdb.py`, as gdb auto-loads it) whose
-    printer raises: that value alone is empty, as gdb prints it (its `Python Exception`
-    line goes to the error stream: test_printer_errors.py); a vector read from garbage (10^12
+    """A printer script beside the program (`PROG-gdb.py`, as gdb auto-loads it from a safe
+    path) whose printer raises: that value alone is empty, as gdb prints it (its `Python
+    Exception` line goes to the error stream: test_printer_errors.py); a vector read from garbage (10^12
     elements at an unreadable address) fails quickly at its first element, as gdb's print
     (which fetches each child before printing it)."""
     copy = tmp_path / "cpp_printers"
     shutil.copy2(program, copy)
     (tmp_path / "cpp_printers-gdb.py").write_text(POINT_PRINTER)
     started = time.monotonic()
-    vp, holder, garbage = console_at(copy, LOCATION, ["print vp", "print holder", "print *garbage"], gdb_env(), core_of_stop(backend, tmp_path))
+    trusted = ["-iex", f"add-auto-load-safe-path {tmp_path}"]  # else declined, as gdb declines it
+    vp, holder, garbage = console_at(copy, LOCATION, ["print vp", "print holder", "print *garbage"], gdb_env(),
+                                     core_of_stop(backend, tmp_path), trusted)
     elapsed = time.monotonic() - started
     assert vp == "$1 = std::vector of length 2, capacity 2 = {, }"
     assert holder == '$2 = {items = std::vector of length 2, capacity 2 = {1, 2}, label = "h"}'
@@ -173,7 +175,8 @@ def test_runaway_printers_are_cut_off(program: Path, tmp_path: Path, backend: st
     shutil.copy2(program, copy)
     (tmp_path / "cpp_printers-gdb.py").write_text(RUNAWAY_PRINTERS)
     started = time.monotonic()
-    vp, vi, holder = console_at(copy, LOCATION, ["print vp", "print vi", "print holder"], gdb_env(), core_of_stop(backend, tmp_path))
+    vp, vi, holder = console_at(copy, LOCATION, ["print vp", "print vi", "print holder"], gdb_env(),
+                                core_of_stop(backend, tmp_path), ["-iex", f"add-auto-load-safe-path {tmp_path}"])
     assert time.monotonic() - started < 60
     assert vp.startswith("$1 = std::vector of length 2, capacity 2 = {<error: pretty printer took too long>")
     assert vi == "$2 = std::vector of length 3, capacity 3 = {1, 2, 3}"

@@ -62,7 +62,7 @@ KEEPS_STATE = frozenset({
     "enable_location_breakpoint",
     "insert_watchpoint", "remove_watchpoint", "watchpoints", "expression_condition",
     "breakpoint_condition", "condition_problem", "watch_expression", "watch_scope",
-    "write_core", "source_paths", "trace_calls", "untrace_calls",
+    "write_core", "source_paths", "auto_load", "trace_calls", "untrace_calls",
     "batch",  # its calls are routed each on its own
 })  # fmt: skip
 

@@ -21,6 +21,7 @@ import aliceserver.debuggers.events as ev
 import aliceserver.debuggers.model as m
 from aliceserver.debuggers.base import BreakpointCondition
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
+from aliceserver.debuggers.printers.autoload import AutoLoad
 from aliceserver.debuggers.sourcepaths import SourcePaths
 from aliceserver.debuggers.stepskips import StepSkips
 from aliceserver.errors import TargetError
@@ -92,6 +93,7 @@ class FakeDebugger(FakeSourceLevel, FakeCallTracing):
         self.program = program or FakeProgram.default()
         self._events = EventSource()
         self.source_paths = SourcePaths()
+        self.auto_load = AutoLoad()
         insns = self.program.instructions
         self._functions = {insn.function: i for i, insn in enumerate(insns) if insn.function}
         for insn in insns:

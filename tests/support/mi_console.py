@@ -16,12 +16,13 @@ def mi_quote(text: str) -> str:
 
 def console_at(
     program: Path, location: str, commands: Sequence[str], env: Mapping[str, str],
-    core: Path | None = None,
+    core: Path | None = None, options: Sequence[str] = (),
 ) -> list[str]:
     """What each console command prints (or its error message) at the first stop at
     `location`, the program run with `env` (gdb_env() gives it gdb's stack addresses).
-    With `core`: over a core of that stop (gcore, kill, core-file), the core backend's view."""
-    client = MiClient(["-i=mi", "-q", str(program)], env=dict(env))
+    With `core`: over a core of that stop (gcore, kill, core-file), the core backend's view.
+    `options`: the server's command-line options before the program (`-iex ...`)."""
+    client = MiClient(["-i=mi", "-q", *options, str(program)], env=dict(env))
     try:
         client.prompt()
         # MiClient gives the server a PYTHONPATH; the program must not inherit it, nor the

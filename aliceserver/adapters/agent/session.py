@@ -127,8 +127,8 @@ class DebugSession:
                 log.exception("session %s: the observer failed on %r", self.id, event)
         if self.console is not None:  # first: the console may be made while this event is applied
             self.console.post(event)
-        if isinstance(event, Output):
-            self.output.append(event.category, event.text)
+        if isinstance(event, Output):  # the debugger's warnings are console text
+            self.output.append("console" if event.category == "warning" else event.category, event.text)
             return
         if isinstance(event, Stopped) and self._console_passes():
             return  # only the console's dprintfs: they printed, and the program goes on

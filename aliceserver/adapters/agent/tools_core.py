@@ -17,7 +17,7 @@ from aliceserver.adapters.agent.context import build_context
 from aliceserver.adapters.agent.errors import bad_argument, classify
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import DebugSession
-from aliceserver.adapters.agent.tools_session import SOURCE_MAP, map_sources, source_map
+from aliceserver.adapters.agent.tools_session import PATHS, apply_paths, session_paths
 from aliceserver.errors import AliceError
 
 _READ_ONLY = (
@@ -56,10 +56,10 @@ def _open(env: ToolEnv, args: Args) -> dict[str, Any]:
     core = _file(args, "core", "core file")
     assert core is not None  # a required parameter
     program = _file(args, "program", "program")
-    mappings = source_map(args)
+    paths = session_paths(args)
     session = env.sessions.open_core(core, program)
     with session.lock:
-        map_sources(session, mappings)
+        apply_paths(session, paths)
         reply = build_context(env, session)
     reply["pid"] = session.process.pid
     reply["core"] = core
@@ -77,7 +77,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
             Param("core", "string", "Path of the core file.", required=True),
             Param("program", "string", "The executable the core is of (default: the one the core names)."),
             Param("cwd", "string", "Directory relative paths are taken from (default: the server's)."),
-            SOURCE_MAP,
+            *PATHS,
         ),
         lambda a: _open(env, a),
     ))

@@ -18,7 +18,7 @@ from aliceserver.adapters.agent.errors import ErrorCode, ToolError, bad_argument
 from aliceserver.adapters.agent.registry import Args, Param, ToolRegistry, ToolSpec
 from aliceserver.adapters.agent.session import State
 from aliceserver.adapters.agent.tools_breakpoints import add_breakpoint
-from aliceserver.adapters.agent.tools_session import SOURCE_MAP, map_sources, source_map
+from aliceserver.adapters.agent.tools_session import PATHS, apply_paths, session_paths
 from aliceserver.debuggers.target import RemoteTargets
 from aliceserver.errors import AliceError
 
@@ -33,11 +33,11 @@ def _connect(env: ToolEnv, args: Args) -> dict[str, Any]:
         if not os.path.isfile(program):
             raise bad_argument(f"program {program!r} not found", "the local copy of the program the stub debugs")
     extended = args.flag("extended")
-    mappings = source_map(args)
+    paths = session_paths(args)
     session = env.sessions.connect_remote(target, extended=extended, program=program)
     try:
         with session.lock:
-            map_sources(session, mappings)
+            apply_paths(session, paths)
             added = [add_breakpoint(env, session, require_location(str(spec))) for spec in args.items("breakpoints")]
             reply = build_context(env, session)
     except BaseException:
@@ -86,7 +86,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
                   "outlives the program and can start one (gdbserver --multi)."),
             Param("breakpoints", "array", "Locations to break at before anything runs "
                   "(file:line, function, or address).", items="string"),
-            SOURCE_MAP,
+            *PATHS,
         ),
         lambda a: _connect(env, a),
     ))

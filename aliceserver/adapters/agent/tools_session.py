@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from aliceserver.adapters.agent.common import (
@@ -21,10 +22,19 @@ from aliceserver.adapters.agent.tools_exec import resume_and_wait
 from aliceserver.debuggers.model import LaunchConfig, StdioMode
 
 FINAL_OUTPUT = 1000  # characters of output a debug_stop reply shows
-SOURCE_MAP = Param(
-    "source_map", "array", "FROM=TO: the program was built where its sources were under FROM; "
-    "they are under TO here (as gdb's set substitute-path).", items="string",
+PATHS = (
+    Param("source_map", "array", "FROM=TO: the program was built where its sources were under FROM; "
+          "they are under TO here (as gdb's set substitute-path).", items="string"),
+    Param("auto_load_safe_path", "array", "Directories whose gdb printer scripts (PROG-gdb.py, "
+          ".debug_gdb_scripts) may run, besides gdb's default safe path (as gdb's "
+          "add-auto-load-safe-path); scripts elsewhere are declined.", items="string"),
 )
+
+
+@dataclass(frozen=True)
+class SessionPaths:
+    source_map: list[tuple[str, str]]  # FROM, TO
+    safe_path: list[str]
 
 
 def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
@@ -37,7 +47,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
         raise bad_argument(
             f"program {program!r} not found", "give a path: ./prog, or an absolute one"
         )
-    mappings = source_map(args)
+    paths = session_paths(args)
     extra = args.mapping("env")
     environment = {**os.environ, **extra} if extra is not None else None
     config = LaunchConfig(
@@ -51,7 +61,7 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
     session = env.sessions.launch(config)
     try:
         with session.lock:
-            map_sources(session, mappings)
+            apply_paths(session, paths)
             added = [add_breakpoint(env, session, require_location(str(spec))) for spec in args.items("breakpoints")]
     except BaseException:
         env.sessions.remove(session)
@@ -66,26 +76,32 @@ def _launch(env: ToolEnv, args: Args) -> dict[str, Any]:
     return reply
 
 
-def source_map(args: Args) -> list[tuple[str, str]]:
-    """`source_map`: FROM=TO pairs, as gdb's `set substitute-path FROM TO`."""
+def session_paths(args: Args) -> SessionPaths:
+    """`source_map`: FROM=TO pairs, as gdb's `set substitute-path FROM TO`; and
+    `auto_load_safe_path`: directories, as gdb's `add-auto-load-safe-path`."""
     pairs = []
     for item in args.items("source_map"):
         source, equals, target = str(item).partition("=")
         if not equals or not source:
             raise bad_argument(f"source_map entry {item!r} is not FROM=TO", "e.g. /build/src=/srv/project/src")
         pairs.append((source, target))
-    return pairs
+    safe = [str(item) for item in args.items("auto_load_safe_path")]
+    if not all(safe):
+        raise bad_argument("auto_load_safe_path has an empty directory", "give directories, e.g. /srv/project")
+    return SessionPaths(pairs, safe)
 
 
-def map_sources(session: DebugSession, mappings: list[tuple[str, str]]) -> None:
-    for source, target in mappings:
+def apply_paths(session: DebugSession, paths: SessionPaths) -> None:
+    for source, target in paths.source_map:
         session.debugger.source_paths.add_rule(source, target)
+    for directory in paths.safe_path:
+        session.debugger.auto_load.add_safe_path(directory)
 
 
 def _attach(env: ToolEnv, args: Args) -> dict[str, Any]:
-    mappings = source_map(args)
+    paths = session_paths(args)
     session = env.sessions.attach(args.integer("pid") or 0)
-    map_sources(session, mappings)
+    apply_paths(session, paths)
     result = session.wait(0, timeout_of(args))
     reply = execution_reply(env, session, result, timeout_of(args))
     reply["pid"] = session.process.pid
@@ -151,7 +167,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
             Param("stop_on_entry", "boolean", "Run to the program's entry point and stop there."),
             Param("breakpoints", "array", "Locations to break at before anything runs "
                   "(file:line, function, or address).", items="string"),
-            SOURCE_MAP,
+            *PATHS,
             TIMEOUT,
         ),
         lambda a: _launch(env, a),
@@ -159,7 +175,7 @@ def register(registry: ToolRegistry, env: ToolEnv) -> None:
     registry.add(ToolSpec(
         "debug_attach",
         "Attach to a running process by pid in a new session; it stops, and the reply is its context.",
-        (Param("pid", "integer", "Process id.", required=True, minimum=1), SOURCE_MAP, TIMEOUT),
+        (Param("pid", "integer", "Process id.", required=True, minimum=1), *PATHS, TIMEOUT),
         lambda a: _attach(env, a),
     ))
     registry.add(ToolSpec(

@@ -42,8 +42,8 @@ class Entry:
 
 def describe(event: Event) -> tuple[str, str] | None:
     """(kind, text) for an event worth keeping; None for the rest (modules, progress...)."""
-    if isinstance(event, Output):
-        return event.category, event.text
+    if isinstance(event, Output):  # the debugger's warnings are console text
+        return "console" if event.category == "warning" else event.category, event.text
     if isinstance(event, Stopped):
         text = f"stopped ({event.reason.value}) in thread {event.thread_id}"
         if event.description:

@@ -12,11 +12,23 @@ _BREAK_ACTIONS = ("list", "remove", "delete", "enable", "disable")
 _TIMED = frozenset({"start", "attach", "continue", "next", "step", "stepi", "finish", "until",
                     "pause", "await"})  # fmt: skip
 _CATCH_KINDS = ("signal", "throw", "catch", "panic", "exec", "fork")
-_SOURCE_MAP = ("--source-map",)
-_SOURCE_MAP_OPTIONS: dict[str, Any] = {
-    "action": "append", "metavar": "FROM=TO",
-    "help": "sources built under FROM are under TO here (gdb's set substitute-path)",
-}
+
+
+def _add_path_options(command: argparse.ArgumentParser) -> None:
+    """A session's paths: --source-map and --auto-load-safe-path."""
+    command.add_argument("--source-map", action="append", metavar="FROM=TO",
+                         help="sources built under FROM are under TO here (gdb's set substitute-path)")
+    command.add_argument("--auto-load-safe-path", action="append", metavar="DIR",
+                         help="gdb printer scripts (PROG-gdb.py) may run from DIR too "
+                              "(gdb's add-auto-load-safe-path)")  # fmt: skip
+
+
+def _with_paths(o: argparse.Namespace, arguments: dict[str, Any]) -> dict[str, Any]:
+    if o.source_map:
+        arguments["source_map"] = o.source_map
+    if o.auto_load_safe_path:
+        arguments["auto_load_safe_path"] = o.auto_load_safe_path
+    return arguments
 
 
 @dataclass(slots=True)
@@ -50,9 +62,7 @@ def _start(o: argparse.Namespace) -> Plan:
         "breakpoints": o.brk or [],
         "stop_on_entry": o.stop_on_entry,
     }
-    if o.source_map:
-        arguments["source_map"] = o.source_map
-    return Plan("call", "debug_launch", _timeout(o, arguments))
+    return Plan("call", "debug_launch", _timeout(o, _with_paths(o, arguments)))
 
 
 def _core(o: argparse.Namespace) -> Plan:
@@ -61,9 +71,7 @@ def _core(o: argparse.Namespace) -> Plan:
     arguments: dict[str, Any] = {"core": os.path.abspath(core)}  # the daemon's directory is /
     if program is not None:
         arguments["program"] = os.path.abspath(program)
-    if o.source_map:
-        arguments["source_map"] = o.source_map
-    return Plan("call", "debug_core", arguments)
+    return Plan("call", "debug_core", _with_paths(o, arguments))
 
 
 def _connect(o: argparse.Namespace) -> Plan:
@@ -73,9 +81,7 @@ def _connect(o: argparse.Namespace) -> Plan:
         arguments["program"] = os.path.abspath(o.program)  # the daemon's directory is /
     if o.extended:
         arguments["extended"] = True
-    if o.source_map:
-        arguments["source_map"] = o.source_map
-    return Plan("call", "debug_connect", arguments)
+    return Plan("call", "debug_connect", _with_paths(o, arguments))
 
 
 def _break(o: argparse.Namespace) -> Plan:
@@ -203,22 +209,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("start", _start, "launch PROG [-- ARGS] (held before it runs; then break, continue)")
     p.add_argument("--break", "-b", dest="brk", action="append", metavar="LOC", help="break here first")
     p.add_argument("--stop-on-entry", action="store_true", help="run to the entry point")
-    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
+    _add_path_options(p)
     p.add_argument("program")
     p.add_argument("args", nargs=argparse.REMAINDER)
-    p = add("attach", _call("debug_attach", lambda o: _some(pid=o.pid, source_map=o.source_map), True),
+    p = add("attach", _call("debug_attach", lambda o: _with_paths(o, {"pid": o.pid}), True),
             "attach to a process")  # fmt: skip
-    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
+    _add_path_options(p)
     p.add_argument("pid", type=int)
     p = add("core", _core, "open a core file: core [PROG] CORE (read-only, stopped where it died)")
-    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
+    _add_path_options(p)
     p.add_argument("first", metavar="PROG")
     p.add_argument("second", metavar="CORE", nargs="?")
     p = add("connect", _connect, "debug the program a gdbserver holds: connect HOST:PORT [PROG] "
             "(--extended: a gdbserver --multi starts PROG)")
     p.add_argument("--break", "-b", dest="brk", action="append", metavar="LOC", help="break here first")
     p.add_argument("--extended", action="store_true", help="extended-remote (gdb's target extended-remote)")
-    p.add_argument(*_SOURCE_MAP, **_SOURCE_MAP_OPTIONS)
+    _add_path_options(p)
     p.add_argument("target", metavar="HOST:PORT")
     p.add_argument("program", metavar="PROG", nargs="?", help="the local copy of the program (its symbols)")
     add("disconnect", _call("debug_disconnect"), "end a connect session; the stub keeps the program")

@@ -172,8 +172,8 @@ class EventTranslator:
         })  # fmt: skip
 
     def _output(self, category: str, text: str) -> None:
-        if text:
-            self._send("output", {"category": category, "output": text})
+        if text:  # the engine's warnings (gdb's, "warning: " and all) are console text
+            self._send("output", {"category": "console" if category == "warning" else category, "output": text})
 
     def _thread(self, reason: str, thread_id: int) -> None:
         self._send("thread", {"reason": reason, "threadId": thread_id})

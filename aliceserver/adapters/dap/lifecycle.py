@@ -25,6 +25,7 @@ from aliceserver.errors import AliceError, Unsupported
 if TYPE_CHECKING:
     from aliceserver.adapters.dap.registry import Registry
     from aliceserver.adapters.dap.session import DapSession
+    from aliceserver.debuggers.base import IDebugger
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def launch(session: DapSession, args: Arguments) -> JsonObject | None:
     if address is not None:
         return _launch_remote(session, args, address)
     config = launch_config(args)
-    apply_source_maps("launch", args, session.debugger.source_paths)
+    _apply_paths("launch", args, session.debugger)
     console = args.opt_string("console") or "internalConsole"
     relay = None
     if console in _TERMINALS and state.client.run_in_terminal:
@@ -127,7 +128,7 @@ def _launch_remote(session: DapSession, args: Arguments, address: str) -> JsonOb
     """launch on a stub: it runs the program (extended-remote), or holds it already."""
     state = session.state
     config = launch_config(args) if args.has("program") else None
-    apply_source_maps("launch", args, session.debugger.source_paths)
+    _apply_paths("launch", args, session.debugger)
     connected = remote.launch(session, args, address, config)
     state.target = Target.LAUNCH
     state.launch_config = None  # restart: the stub's program is not ours to start again
@@ -137,6 +138,22 @@ def _launch_remote(session: DapSession, args: Arguments, address: str) -> JsonOb
     _dynamic_types(state, args)
     session.after_response(lambda: maybe_start(session))
     return None
+
+
+def _apply_paths(verb: str, args: Arguments, debugger: IDebugger) -> None:
+    """The session's paths from the launch (or attach) arguments: `sourceMap` and
+    `sourceFileMap` rules, and `autoLoadSafePath` (a directory, a ':'-separated list or an
+    array of them): where the images' gdb printer scripts may run from, besides gdb's
+    default safe path (gdb's add-auto-load-safe-path)."""
+    apply_source_maps(verb, args, debugger.source_paths)
+    raw = args.raw.get("autoLoadSafePath")
+    if raw is None:
+        return
+    directories = [raw] if isinstance(raw, str) else raw
+    if not isinstance(directories, list) or not all(isinstance(d, str) and d for d in directories):
+        raise InvalidArguments(f"{verb}: 'autoLoadSafePath' must be a directory or an array of directories")
+    for directory in directories:
+        debugger.auto_load.add_safe_path(directory)
 
 
 def _fields(config: LaunchConfig) -> dict[str, Any]:
@@ -157,7 +174,7 @@ def attach(session: DapSession, args: Arguments) -> JsonObject | None:
         pass  # the stub's own process
     elif not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
         raise InvalidArguments("attach: 'pid' must be a process id (a positive integer)")
-    apply_source_maps("attach", args, session.debugger.source_paths)
+    _apply_paths("attach", args, session.debugger)
     if address is not None:
         connected = remote.attach(session, args, address, raw)
         state.entry_thread = connected.stop.thread_id if connected.stop is not None else None
@@ -193,7 +210,7 @@ def open_core(session: DapSession, args: Arguments, verb: str) -> JsonObject | N
         raise InvalidArguments(f"{verb}: this debugger engine cannot open core files")
     core = _core_path(args)
     assert core is not None
-    apply_source_maps(verb, args, debugger.source_paths)
+    _apply_paths(verb, args, debugger)
     opened = debugger.open_core(core, args.opt_string("program") or None)
     state = session.state
     state.target = Target.CORE

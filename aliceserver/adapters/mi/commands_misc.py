@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from aliceserver import __version__
 from aliceserver.adapters.mi import (
+    auto_load,
     completion,
     libraries,
     log_file,
@@ -108,6 +109,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     if words[0] == "logging" and len(words) == 2 and words[1] in ("on", "off"):
         _deprecated_alias(ctx, f"set logging {words[1]}", "set logging enabled", f"set logging enabled {words[1]}")
         words, text = ["logging", "enabled", words[1]], f"logging enabled {words[1]}"
+    if auto_load.set_all(ctx, words):
+        return
     words = settings_policy.canonical(session.settings, words)
     evaluate = session_evaluator(session)
     settings_policy.check_set(session.settings, words, running=session.inferior.process is not None, evaluate=evaluate)
@@ -167,6 +170,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:
         log_file.changed(ctx, name, from_tty=not from_mi)
+    elif name.startswith("auto-load "):
+        auto_load.sync(session)
     elif name in ("dprintf-style", "dprintf-function", "dprintf-channel"):
         from aliceserver.adapters.mi.dprintf import restyle
 
@@ -434,7 +439,8 @@ def interpreter_exec_console(ctx: Context, text: str) -> Reply:
     return None
 
 
-def set_program(ctx: Context, path: str | None) -> None:
+def set_program(ctx: Context, path: str | None, *, announce: bool = False) -> None:
+    """The program to debug (None: none); `announce`: gdb's "Reading symbols" line first."""
     session = ctx.session
     if path is not None and not os.path.exists(path):
         raise MiError(f"{path}: No such file or directory.")
@@ -442,6 +448,10 @@ def set_program(ctx: Context, path: str | None) -> None:
         session.drop_probe()
     session.inferior.program = os.path.abspath(path) if path else None
     session.inferior.ran = False  # gdb reads it anew: at its link-time addresses until it runs
+    if path:
+        if announce:
+            ctx.console(f"Reading symbols from {path}...\n")
+        auto_load.tell_refusals(session, os.path.abspath(path), ctx.log, ctx.console)
 
 
 def _file_exec_and_symbols(ctx: Context, args: list[str]) -> Reply:

@@ -9,6 +9,7 @@ from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.gdbcommands.values import show_convenience, show_values
 from aliceserver.adapters.mi import (
     aliases,
+    auto_load,
     bpnumbers,
     console_exec,
     console_more,
@@ -535,3 +536,4 @@ def register_all(registry: CliRegistry) -> None:
     with_command.register(registry)
     aliases.register(registry)
     console_more.register(registry)
+    auto_load.register(registry)

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from aliceserver.adapters.gdbcommands.lines import set_next_address
-from aliceserver.adapters.mi import bpnumbers, console_more, info_os, show_lists, trace_variables
+from aliceserver.adapters.mi import (
+    auto_load,
+    bpnumbers,
+    console_more,
+    info_os,
+    show_lists,
+    trace_variables,
+)
 from aliceserver.adapters.mi.breakpoint_commands import shown_commands
 from aliceserver.adapters.mi.breakpoints import TRACEPOINT, MiBreakpoint
 from aliceserver.adapters.mi.catchpoints import info_extra as catch_extra
@@ -343,7 +350,7 @@ def _info(ctx: Context, text: str) -> Reply:
         **console_more.INFO, "connections": info_connections, "skip": info_skip,
         "tvariables": trace_variables.info_tvariables, "os": info_os.info_os,
         "tracepoints": _info_tracepoints,
-        "set": _show_everything, "warranty": _warranty,
+        "set": _show_everything, "warranty": _warranty, **auto_load.INFO,
     }
     aliases = {"b": "breakpoints", "br": "breakpoints", "break": "breakpoints", "reg": "registers",
                "r": "registers", "f": "frame", "dll": "sharedlibrary", "shared": "sharedlibrary",

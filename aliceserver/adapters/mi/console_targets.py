@@ -80,9 +80,7 @@ def exec_file(ctx: Context, text: str, symbols: bool = False) -> Reply:
     path = words[0] if words else ""
     session = ctx.session
     if path:
-        misc.set_program(ctx, path)
-        if ctx.from_tty:
-            ctx.console(f"Reading symbols from {path}...\n")
+        misc.set_program(ctx, path, announce=ctx.from_tty)
         return None
     program = session.inferior.program
     if ctx.from_tty:

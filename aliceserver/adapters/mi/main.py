@@ -133,6 +133,9 @@ def _startup(session: MiSession, ui: Ui) -> bool:
             if not config.batch:  # gdb announces it only to a person (from_tty)
                 ui.console(f"Reading symbols from {path}...\n")
             session.inferior.program = os.path.abspath(path)
+            from aliceserver.adapters.mi.auto_load import tell_refusals
+
+            tell_refusals(session, session.inferior.program, ui.log, ui.console)
     if config.pid is not None:
         succeeded = _startup_command(session, ui, f"attach {config.pid}")
     for command in config.after:

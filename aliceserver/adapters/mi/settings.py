@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from aliceserver.adapters.mi.intsettings import Evaluator, parse_setting
 from aliceserver.adapters.mi.registry import MiError
+from aliceserver.debuggers.printers.autoload import DEFAULT_PATH as AUTO_LOAD_DEFAULT
 
 _BOOL = {"on": "on", "1": "on", "yes": "on", "enable": "on", "off": "off", "0": "off", "no": "off",
          "disable": "off"}  # fmt: skip
@@ -207,6 +208,15 @@ def _defaults() -> dict[str, _Setting]:
         "tcp connect-timeout": s("15", "int", "Timeout limit in seconds for socket connection is {}."),
         "tcp auto-retry": s("on", "bool", "Auto-retry on socket connect is {}."),
         "exec-file-mismatch": s("ask", "enum", 'exec-file-mismatch handling is currently "{}".', ("ask", "warn", "off")),
+        # off where gdb's default is on: aliceserver loads none of these (auto_load.py)
+        "auto-load gdb-scripts": s("off", "bool", "Auto-loading of canned sequences of commands scripts is {}."),
+        "auto-load libthread-db": s("off", "bool", "Auto-loading of inferior specific libthread_db is {}."),
+        "auto-load local-gdbinit": s("off", "bool", "Auto-loading of .gdbinit script from current directory is {}."),
+        "auto-load python-scripts": s("on", "bool", "Auto-loading of Python scripts is {}."),
+        "auto-load safe-path": s(AUTO_LOAD_DEFAULT, "text",
+                                 "List of directories from which it is safe to auto-load files is {}."),
+        "auto-load scripts-directory": s(AUTO_LOAD_DEFAULT, "text",
+                                         "List of directories from which to load auto-loaded scripts is {}."),
     }
 
 
@@ -299,6 +309,8 @@ class Settings:
             value = _auto_bool(text)
         elif setting.kind == "file":  # empty: none
             value = _absolute(text) if text else ""
+        elif name in ("auto-load safe-path", "auto-load scripts-directory"):  # gdb's optional file names
+            value = os.path.expanduser(text) if text else AUTO_LOAD_DEFAULT  # empty: the default again
         else:
             value = text
         setting.value = value
@@ -335,6 +347,8 @@ class Settings:
             current = ("UTF-32" if name == "target-wide-charset"
                        else host if name == "target-charset" and host != "auto" else host_charset())  # fmt: skip
             return setting.doc.format(f"auto; currently {current}")
+        if name == "auto-load safe-path" and not value.strip(":/"):  # `/` (or `::`): no protection
+            return "Auto-load files are safe to load from any directory."
         if name in _STRINGS and self._values["print sevenbit-strings"].value == "on":
             value = _sevenbit(value)
         return dict(setting.value_docs).get(setting.value) or setting.doc.format(value)

@@ -57,6 +57,8 @@ only the values we do, and refuses the others by name):
 | exec-file-mismatch | `target remote`: the program's build id compared with the stub's file's, gdb's warning on a mismatch; ask (answered yes: no terminal here) loads the stub's file's symbols instead |
 | trace-notes, trace-user, trace-stop-notes | kept and shown; gdb's own warning that the target does not support trace notes (no target here has tracepoints) |
 | logging enabled, file, overwrite, redirect, debugredirect | log_file.py: a copy of the UI's output (debug output: aliceserver writes none) |
+| auto-load python-scripts, auto-load safe-path, auto-load scripts-directory | the engine's AutoLoad (debuggers/printers/autoload.py, given by auto_load.sync): which printer scripts of the images run; a script outside the safe path is declined with gdb's warning |
+| auto-load gdb-scripts, auto-load local-gdbinit, auto-load libthread-db | only off (their default here; gdb's is on): aliceserver loads no `-gdb.gdb` scripts, no `./.gdbinit`, no libthread_db |
 | args, environment, cwd, inferior-tty, var | commands_misc.do_set |
 """
 
@@ -97,7 +99,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
     "symbols and languages": (
         "debug-file-directory", "data-directory", "index-cache", "case-sensitive", "demangle-style",
         "multiple-symbols", "basenames-may-differ", "opaque-type-resolution", "overload-resolution",
-        "ada", "fortran", "auto-load", "extension-language", "frame-filter", "guile",
+        "ada", "fortran", "extension-language", "frame-filter", "guile",
         "libthread-db-search-path", "compile-args", "compile-gcc", "debuginfod urls",
         "debuginfod verbose", "python ignore-environment", "python dont-write-bytecode",
     ),
@@ -140,6 +142,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "annotate": ("0", "1"),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
     "trace-commands": ("off",), "backtrace limit": ("unlimited",), "max-value-size": ("65536",),
+    "auto-load gdb-scripts": ("off",), "auto-load libthread-db": ("off",), "auto-load local-gdbinit": ("off",),
 }  # fmt: skip
 
 # Prefixes whose every setting we know: another name under them is gdb's "Undefined" error.

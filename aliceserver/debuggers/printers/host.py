@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from aliceserver.debuggers.printers.autoload import AutoLoad
 from aliceserver.debuggers.symbols.dwarf.format import (
     FormatOptions,
     PrintAborted,
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+Tell = Callable[[str, str], None]  # (category: "warning" or "console", text)
+
 BUDGET_SECONDS = 5.0  # per printed value: a printer over garbage is cut off, not waited for
 _MAX_CURSORS = 256  # values at one stop whose children iterators are kept between pages
 
@@ -53,13 +57,18 @@ class Images(Protocol):
 
 
 class PrinterHost:
-    def __init__(self, images: Images, budget: float = BUDGET_SECONDS) -> None:
+    def __init__(self, images: Images, auto_load: AutoLoad | None = None, tell: Tell | None = None,
+                 budget: float = BUDGET_SECONDS) -> None:
+        """`auto_load`: the session's safe path (and settings); `tell`: where gdb's
+        warnings about declined or missing scripts go."""
         self._images = images
         self._budget = budget
+        self.auto_load = auto_load if auto_load is not None else AutoLoad()
+        self._tell = tell
         self._session: PrinterSession | None = None
         self._loaded: set[str] = set()
         self._paths_key: tuple[str, ...] = ()
-        self.extra_script_dirs: list[str] = []  # the console's `directory` paths
+        self.script_search: Callable[[], list[str]] = list  # where a section's script names are looked for
         self._told_none = False
         self._watchdog: Watchdog | None = None
         self.aborted = False  # the last `format` failed at an unreadable child
@@ -87,7 +96,8 @@ class PrinterHost:
         printer.py` before `run`); its images' scripts load anew."""
         if previous._session is not None:
             self._session = previous._session.for_new_program()
-        self.extra_script_dirs = previous.extra_script_dirs
+        self.script_search = previous.script_search
+        self.auto_load, self._tell = previous.auto_load, previous._tell
 
     def format(self, value: Value, options: FormatOptions) -> str:
         """`value` as gdb prints it, through the printers where one takes it."""
@@ -228,26 +238,38 @@ class PrinterHost:
         self.session.forget_types()
         if self.session.program is None and paths:
             self.session.program = paths[0]
-        from aliceserver.debuggers.printers.loader import run_script, scripts_for
-
         for path in paths:
             if path in self._loaded:
                 continue
             self._loaded.add(path)
-            objfile = self.session.objfile(path)
-            for script in scripts_for(path, self.extra_script_dirs):
-                started = time.monotonic()
-                try:
-                    run_script(script, call, objfile)
-                except Exception as exc:  # a broken script: its printers are missing, no more
-                    log.warning("gdb script %s failed: %s", script.origin, exc, exc_info=exc)
-                    continue
-                log.info("loaded gdb script %s for %s in %.0f ms", script.origin, path,
-                         (time.monotonic() - started) * 1000)
+            self._load_scripts(path, call)
         if not any(self.session.printer_lists()) and not self._told_none:
             self._told_none = True
             log.info("no pretty printers are installed for this program's images "
                      "(%s): values are shown raw", ", ".join(paths[:3]))
+
+    def _load_scripts(self, path: str, call: Call) -> None:
+        """Run the image's scripts that the safe path allows; tell of the others as gdb."""
+        from aliceserver.debuggers.printers.loader import judged, record, run_script
+
+        allowed, notes = judged(path, self.script_search(), self.auto_load)
+        self._told(notes)
+        objfile = self.session.objfile(path)
+        for script in allowed:
+            record(self.auto_load, script, loaded=True)  # gdb says Yes even if it raises
+            started = time.monotonic()
+            try:
+                run_script(script, call, objfile)
+            except Exception as exc:  # a broken script: its printers are missing, no more
+                log.warning("gdb script %s failed: %s", script.origin, exc, exc_info=exc)
+                continue
+            log.info("loaded gdb script %s for %s in %.0f ms", script.origin, path,
+                     (time.monotonic() - started) * 1000)
+
+    def _told(self, notes: list[tuple[str, str]]) -> None:
+        if self._tell is not None:
+            for category, text in notes:
+                self._tell(category, text)
 
 
 def _may_need_printers(value: Value) -> bool:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable
 from aliceserver.debuggers.arch.base import Architecture
 from aliceserver.debuggers.base import BreakpointCondition, CallEntryHook, CallExitHook
 from aliceserver.debuggers.calls.settings import CallSettings
-from aliceserver.debuggers.events import Stopped
+from aliceserver.debuggers.events import Output, Stopped
 from aliceserver.debuggers.eventsource import EventSource, Inbox, Subscription
 from aliceserver.debuggers.librarypaths import LibraryPaths
 from aliceserver.debuggers.model import (
@@ -57,6 +57,7 @@ from aliceserver.debuggers.model import (
     WatchpointInfo,
     WatchScope,
 )
+from aliceserver.debuggers.printers.autoload import AutoLoad
 from aliceserver.debuggers.ptrace import binding, debugregs
 from aliceserver.debuggers.ptrace.breakpoints import Breakpoints
 from aliceserver.debuggers.ptrace.conditions import ExpressionCondition
@@ -147,7 +148,10 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self._tracker = LibraryTracker(self._symbols, self._elf_cache, self._access.read_raw, self.library_paths)
         rtti = Rtti(self._access.vtable_class, lambda name: self._expressions.find_class(name))
         self._variables = VariableStore(self._access.symbolize, rtti)
-        self._variables.printers = printer_host(lambda: self._source)
+        self.auto_load = AutoLoad()  # the session's, kept across programs
+        self._variables.printers = printer_host(lambda: self._source, auto_load=self.auto_load,
+                                                tell=lambda category, text: self._events.put(Output(category, text)),
+                                                script_search=self.source_paths.script_search_path)
         self.call_settings = CallSettings()  # calls into the program (infcall.py)
         self._compose_source_level()
         self._tracer.start(on_exit=self._live.finish)

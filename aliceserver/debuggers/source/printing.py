@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
-from aliceserver.debuggers.printers.host import PrinterHost
+from aliceserver.debuggers.printers.autoload import AutoLoad
+from aliceserver.debuggers.printers.host import PrinterHost, Tell
 from aliceserver.debuggers.source.variables import FrameView, ProcessEvalSymbols, evaluate
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.types import Type
@@ -79,10 +80,15 @@ def _frame_symbols(source: SourceSymbols, view: FrameView) -> FrameSymbols | Non
     return FrameSymbols.at(symbols, view) if symbols is not None else None
 
 
-def printer_host(source: Callable[[], SourceSymbols], previous: PrinterHost | None = None) -> PrinterHost:
-    """The printers of a program; `previous`: the last program's, whose user state it keeps."""
+def printer_host(source: Callable[[], SourceSymbols], previous: PrinterHost | None = None, *,
+                 auto_load: AutoLoad | None = None, tell: Tell | None = None,
+                 script_search: Callable[[], list[str]] | None = None) -> PrinterHost:
+    """The printers of a program; `previous`: the last program's, whose user state (and
+    auto-load settings) it keeps; else `auto_load`, `tell` and `script_search` (PrinterHost's)."""
     images = EngineImages(source)
-    images.host = PrinterHost(images)
+    images.host = PrinterHost(images, auto_load, tell)
+    if script_search is not None:
+        images.host.script_search = script_search
     if previous is not None:
         images.host.carry_over(previous)
     return images.host
