@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -163,6 +161,9 @@ def _locate(name: str, image: str, dirs: list[str]) -> tuple[str, bool] | None:
 @cache
 def rust_etc_directory() -> str | None:
     """The toolchain's `lib/rustlib/etc`, as rust-gdb finds it."""
+    import shutil
+    import subprocess  # here: a program's scripts are found at each start, Rust's seldom
+
     rustc = shutil.which("rustc")
     if rustc is None:
         return None
