@@ -24,29 +24,29 @@ int main(void) { return 0; }
 """
 
 
-def test_inline_script_of_the_section(tmp_path: Path) -> None:
+def scripted_program(tmp_path: Path) -> Path:
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
     source = tmp_path / "scripted.c"
     source.write_text(SOURCE)
     program = tmp_path / "scripted"
     subprocess.run(["gcc", "-g", str(source), "-o", str(program)], check=True)
+    return program
+
+
+def test_inline_script_of_the_section(tmp_path: Path) -> None:
+    program = scripted_program(tmp_path)
     scripts = section_scripts(str(program), [], [])
     assert scripts == [Script(f"<.debug_gdb_scripts of {program}: gdb.inlined-script>",
                               "print('hello from the section')\n", name="gdb.inlined-script", judged=str(program))]
-    assert section_scripts(str(source), [], []) == []  # not ELF: no scripts
+    assert section_scripts(str(tmp_path / "scripted.c"), [], []) == []  # not ELF: no scripts
 
 
 def test_an_inline_script_runs_only_from_a_safe_image(tmp_path: Path) -> None:
     """gdb judges an inline script by its image's path: outside the safe path it is declined
     with gdb's warning and advice (the advice once a session), and stays declined until the
     program is read again; inside, it is allowed."""
-    if shutil.which("gcc") is None:
-        pytest.skip("needs gcc")
-    source = tmp_path / "scripted.c"
-    source.write_text(SOURCE)
-    program = tmp_path / "scripted"
-    subprocess.run(["gcc", "-g", str(source), "-o", str(program)], check=True)
+    program = scripted_program(tmp_path)
     auto_load = AutoLoad()
     allowed, notes = judged(str(program), [], auto_load)
     assert allowed == []
