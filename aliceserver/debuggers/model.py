@@ -416,6 +416,9 @@ class VariableInfo:
     # whether the value's own printer raised when made (its value is raw, its var object refused).
     printer_errors: tuple[str, ...] = ()
     printer_refused: bool = False
+    # A print that failed midway (a printer's child unreadable): what gdb printed before
+    # its error (`std::vector of length 164, capacity 35 = {`); `value` holds the error.
+    partial: str | None = None
     # gdb's warnings while the expression was evaluated (a value too big for a bitfield),
     # without "warning: ": its error stream shows them before the value.
     warnings: tuple[str, ...] = ()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from aliceserver.adapters.mi.frames import (
     WrittenFrames,
     display_value,
+    evaluation_failure,
     is_aggregate,
     printer_errors,
     with_entry_values,
@@ -47,6 +48,14 @@ def _split_print(args: list[str], command: str) -> tuple[int, list[str]]:
     return print_values(rest[0]), rest[1:]
 
 
+def _listed_value(info: VariableInfo) -> str:
+    """A listed variable's value; a print that failed midway (a printer's child unreadable)
+    shows what it printed and then the error, as gdb's list_arg_or_locals."""
+    if info.partial is not None:
+        return f"{info.partial}<error reading variable: {evaluation_failure(info)}>"
+    return display_value(info)
+
+
 def variable_entry(info: VariableInfo, mode: int, *, arg: bool = False, plain: bool = False) -> Value:
     if plain:
         return info.name
@@ -56,9 +65,9 @@ def variable_entry(info: VariableInfo, mode: int, *, arg: bool = False, plain: b
     if mode == 2:
         entry["type"] = info.type
         if not is_aggregate(info):
-            entry["value"] = display_value(info)
+            entry["value"] = _listed_value(info)
     elif mode == 1:
-        entry["value"] = display_value(info)
+        entry["value"] = _listed_value(info)
     if entry.get("value") == "":  # a printer's failed to_string: gdb's field_stream omits it
         del entry["value"]
     return entry

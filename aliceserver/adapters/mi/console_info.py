@@ -35,7 +35,12 @@ from aliceserver.adapters.mi.console_symbols import (
     info_variables_command,
 )
 from aliceserver.adapters.mi.console_vtbl import info_vtbl
-from aliceserver.adapters.mi.frames import frame_arg_value, hex16, printer_errors, real_frame_inside
+from aliceserver.adapters.mi.frames import (
+    frame_arg_value,
+    hex16,
+    printer_errors,
+    real_frame_inside,
+)
 from aliceserver.adapters.mi.inferior_list import as_current, engine_inferior, info_inferiors
 from aliceserver.adapters.mi.inferiors import thread_filter, thread_label
 from aliceserver.adapters.mi.libraries import info_sharedlibrary
@@ -187,10 +192,11 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
         empty = "No symbol table info available."
     if not infos:
         ctx.console(empty + "\n")
-    for info in infos:
-        for line in printer_errors(info):
-            ctx.log(line)
-        ctx.console(f"{info.name} = {laid_out(ctx, info)}\n")
+    for info in infos:  # gdb's print_variable_and_value
+        ctx.console(f"{info.name} = ")
+        for line in printer_errors(info):  # as it prints the value
+            ctx.log(line, aside=True)
+        ctx.console(f"{laid_out(ctx, info)}\n")
 
 
 def _info_frame(ctx: Context, text: str) -> None:

@@ -23,11 +23,6 @@ from aliceserver.errors import AliceError
 _NOT_INTEGER = "Value can't be converted to integer."  # /a or /c of a function
 
 
-class _PrintingError(MiError):
-    """An error gdb meets as it prints the value (a format letter it knows none of, /a of
-    a function): it follows print's `$N = `."""
-
-
 def _format(ctx: Context, text: str, command: str) -> PrintFormat:
     """print's and call's /FMT, the last format kept for the next one without a letter."""
     memory = ctx.session.command_memory
@@ -40,13 +35,9 @@ def _format(ctx: Context, text: str, command: str) -> PrintFormat:
 def _print(ctx: Context, text: str) -> Reply:
     options, text = split_print_options(text)
     fmt = _format(ctx, text, "print")
-    try:
-        with print_options_applied(ctx, options):
-            value = _printed(ctx, fmt, record=True)  # the engine's value history, shared by front ends
-    except _PrintingError:
-        ctx.console(f"${ctx.session.debugger.history_count()} = ")
-        raise
-    ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
+    with print_options_applied(ctx, options):
+        value = _printed(ctx, fmt, record=True, numbered=True)  # the engine's value history, shared by front ends
+    ctx.console(f"{value}\n")
     return None
 
 
@@ -55,14 +46,10 @@ def _call(ctx: Context, text: str) -> Reply:
     `$N = void`, does not enter the value history."""
     options, text = split_print_options(text)
     fmt = _format(ctx, text, "print")  # gdb's call is print_command_1: print's words
-    try:
-        with print_options_applied(ctx, options):
-            value = _printed(ctx, fmt, void_shown=False, record=not _void_result(ctx, fmt.expression))
-    except _PrintingError:
-        ctx.console(f"${ctx.session.debugger.history_count()} = ")
-        raise
+    with print_options_applied(ctx, options):
+        value = _printed(ctx, fmt, void_shown=False, record=not _void_result(ctx, fmt.expression), numbered=True)
     if value is not None:
-        ctx.console(f"${ctx.session.debugger.history_count()} = {value}\n")
+        ctx.console(f"{value}\n")
     return None
 
 
@@ -77,17 +64,23 @@ def _void_result(ctx: Context, expression: str) -> bool:
 
 
 @overload
-def _printed(ctx: Context, fmt: PrintFormat, *, record: bool = False) -> str: ...
+def _printed(ctx: Context, fmt: PrintFormat, *, record: bool = False, numbered: bool = False) -> str: ...
 
 
 @overload
-def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool, *, record: bool = False) -> str | None: ...
+def _printed(
+    ctx: Context, fmt: PrintFormat, void_shown: bool, *, record: bool = False, numbered: bool = False
+) -> str | None: ...
 
 
-def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record: bool = False) -> str | None:
+def _printed(
+    ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record: bool = False, numbered: bool = False
+) -> str | None:
     """print's text of an expression in a format, or its error (output's too: a value too
     big or unreadable is an error there as well). None for a void value unless `void_shown`.
-    `record`: the value goes into the value history (print, call; output records none)."""
+    `record`: the value goes into the value history (print, call; output records none);
+    `numbered`: its `$N = ` written first, as gdb writes it before it prints the value (a
+    printer's error lines, an error met while printing and what it printed come after)."""
     session = ctx.session
     text = fmt.expression
     # One letter for the engine: a format, else r (raw); pretty printers stay with /xr.
@@ -100,16 +93,21 @@ def _printed(ctx: Context, fmt: PrintFormat, void_shown: bool = True, *, record:
     info = session.evaluate(text, letter, shown=DynamicTypes.POINTERS | DynamicTypes.OBJECTS, record=record)
     recorded = f"${info.history}" if info.history else text  # `$` names another value now
     failure = whole_value_failure(session, recorded, info) or evaluation_failure(info)
-    if failure == _NOT_INTEGER and fmt.letter in ("a", "c"):
-        raise _PrintingError(failure)
-    if failure is not None:
+    # met as gdb prints the value (/a of a function, a printer's child unreadable): after `$N = `
+    printing = (failure == _NOT_INTEGER and fmt.letter in ("a", "c")) or info.partial is not None
+    if failure is not None and not printing:
         raise MiError(failure)
-    for line in printer_errors(info, printed=True):  # on gdb's error stream, before the value
-        ctx.log(line)
     if not void_shown and info.type == "void":
         return None
+    if numbered:
+        ctx.console(f"${session.debugger.history_count()} = ")
+    for line in printer_errors(info, printed=True):  # on gdb's error stream, as it prints the value
+        ctx.log(line, aside=True)
+    if failure is not None:  # met as gdb prints the value: after what it printed
+        ctx.console(info.partial or "")
+        raise MiError(failure)
     if fmt.letter and fmt.letter not in KNOWN:  # gdb fails as it prints the value
-        raise _PrintingError(f'Undefined output format "{fmt.letter}".')
+        raise MiError(f'Undefined output format "{fmt.letter}".')
     return laid_out(ctx, info)
 
 

@@ -160,9 +160,9 @@ def printed_value(info: VariableInfo) -> str:
     prints it, without the `(type *)` prefix of a pointer's value."""
     if info.optimized_out or info.value == f"({info.type}) <optimized out>" or entirely_optimized_out(info.value):
         return "<optimized out>"
-    failure = evaluation_failure(info) if info.value.startswith(READ_ERROR) else None
+    failure = evaluation_failure(info) if info.value.startswith(READ_ERROR) or info.partial is not None else None
     if failure is not None:  # gdb's print_variable_and_value (info locals, bt full) names it
-        return f"<error reading variable {info.name} ({failure})>"
+        return f"{info.partial or ''}<error reading variable {info.name} ({failure})>"  # after what it printed
     return info.value
 
 

@@ -63,8 +63,8 @@ class Context:
     def console(self, text: str) -> None:
         self.ui.console(text)
 
-    def log(self, text: str) -> None:
-        self.ui.log(text)
+    def log(self, text: str, *, aside: bool = False) -> None:
+        self.ui.log(text, aside=aside)
 
 
 MiHandler = Callable[[Context, list[str]], Reply]

@@ -36,6 +36,7 @@ class Ui:
         self.log_copy: TextIO | None = None  # `set logging enabled`: a copy of the output
         self._log_only = False  # `logging redirect`: the copy alone
         self._held: list[str] = []
+        self._open_line = ""  # MI: console text not yet ended by a newline (see console)
 
     def hold(self) -> None:
         """Gather what is written until release(): a command's records and its prompt go
@@ -53,13 +54,21 @@ class Ui:
         """Write out what is held (before the session waits for anything)."""
         with self._lock:
             data, self._held = "".join(self._held), []
+            data += self._closed_line()  # the last written
             if data:
                 self._send(data, self.transport)
 
-    def _write(self, data: str, errors: bool = False) -> None:
+    def _closed_line(self) -> str:
+        """The console line left open, as its record (the lock held)."""
+        line, self._open_line = self._open_line, ""
+        return stream("~", line) + "\n" if line else ""
+
+    def _write(self, data: str, errors: bool = False, *, keep_open: bool = False) -> None:
         self.last_written = data
         target = self._errors if errors and self._errors is not None else self.transport
         with self._lock:
+            if not keep_open:  # another record: the open console line goes out first
+                data = self._closed_line() + data
             if self._holding and target is self.transport:
                 self._held.append(data)
                 return
@@ -107,15 +116,22 @@ class Ui:
         if not text:
             return
         if self.is_mi:
-            # One record per line, as gdb writes them.
-            lines = text.splitlines(keepends=True)
-            self._write("".join(stream("~", line) + "\n" for line in lines))
+            # One record per line, as gdb writes them; a line's start (print's `$1 = `)
+            # waits for its end, or for the next record of another kind.
+            with self._lock:
+                lines = (self._open_line + text).splitlines(keepends=True)
+                self._open_line = "" if lines[-1].endswith(("\n", "\r")) else lines.pop()
+            if lines:
+                self._write("".join(stream("~", line) + "\n" for line in lines), keep_open=True)
         else:
             self._write(text)
 
-    def log(self, text: str) -> None:
+    def log(self, text: str, *, aside: bool = False) -> None:
+        """gdb's error stream. `aside`: a printer's error line, which MI writes before the
+        console line being printed (gdb's console buffer waits for its newline; an error
+        message flushes it first)."""
         if self.is_mi:
-            self._write(stream("&", text) + "\n")
+            self._write(stream("&", text) + "\n", keep_open=aside)
         else:
             self._write(text, errors=True)
 

@@ -380,6 +380,8 @@ class Value:
 
     def lazy_string(self, encoding: str | None = None, length: Any = -1) -> LazyString:
         length = int(length)
+        if not -(1 << 63) <= length < 1 << 63:  # gdb parses it as a long long (a string's garbage length)
+            raise OverflowError("int too big to convert")
         v = _coerce_ref(self._v)
         t = strip(v.type)
         if isinstance(t, PointerType):

@@ -72,6 +72,7 @@ class PrinterHost:
         self._told_none = False
         self._watchdog: Watchdog | None = None
         self.aborted = False  # the last `format` failed at an unreadable child
+        self.partial = ""  # what it printed before that child
         # The last `format`'s `Python Exception` lines (gdb prints them on its error stream)
         # and whether the value's own printer raised when made (gdb refuses its var object).
         self.errors: list[str] = []
@@ -101,7 +102,7 @@ class PrinterHost:
 
     def format(self, value: Value, options: FormatOptions) -> str:
         """`value` as gdb prints it, through the printers where one takes it."""
-        self.aborted, self.errors, self.refused = False, [], False
+        self.aborted, self.errors, self.refused, self.partial = False, [], False, ""
         call = self._ready(value)
         if call is None:
             return format_value(value, options)
@@ -115,6 +116,7 @@ class PrinterHost:
                 text = format_value(value, replace(options, pretty=render))
             except PrintAborted as exc:  # gdb's print fails with the reason; its children
                 self.aborted = True  # are still browsed (each an error), as gdb's var objects'
+                self.partial = exc.partial
                 return f"<error: {exc}>"
             finally:
                 self.errors, self.refused = call.errors, call.refused

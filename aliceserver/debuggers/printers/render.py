@@ -144,10 +144,8 @@ def _children(
         except StopIteration:
             done = True
             break
-        except Exception as exc:  # gdb ends the children there (`...}` after some)
-            text = reported(exc)
-            if text:
-                parts.append(("{" if i == 0 else "") + text)
+        except Exception as exc:  # gdb ends the children there (`...}` after some; before the
+            parts.append(reported(exc))  # first, its error follows the value's own text)
             break
         if i == 0:
             parts.append("" if printed_nothing else " = ")

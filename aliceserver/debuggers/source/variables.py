@@ -390,6 +390,7 @@ class VariableStore:
         shown = dynamic & DynamicTypes.POINTERS if dynamic else DynamicTypes.NONE
         view = None
         aborted = self.printers is not None and self.printers.aborted  # print's error, not the value's
+        partial = self.printers.partial if aborted and self.printers is not None else None  # printed before it
         if self.printers is not None and fmt != "r" and (not error or aborted):
             view = self._printer_view(value, fmt, count, aggregate_value)
         if view is not None:  # the printer's children; the members under `[raw]`
@@ -400,7 +401,7 @@ class VariableStore:
                 named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
                 address=value.address, error=aborted, aggregate=aggregate, declared_type=declared, printer=view,
                 printer_errors=printer_errors, block_depth=block_depth, locationless=locationless, position=position,
-                optimized_out=gone,
+                optimized_out=gone, partial=partial,
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(stripped, ArrayType)
@@ -413,7 +414,7 @@ class VariableStore:
             class_children=None if cplus is None else class_children(cplus),
             variant=self._active_variant(value, fmt, dynamic) if count else None,
             printer_errors=printer_errors, printer_refused=refused, block_depth=block_depth,
-            locationless=locationless, position=position, optimized_out=gone,
+            locationless=locationless, position=position, optimized_out=gone, partial=partial,
         )  # fmt: skip
 
     def _type_name(self, t: Type) -> str:
