@@ -11,7 +11,6 @@ what each command printed, not the whole output."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from tests.support.batch import ex, normalized, ours, theirs
 from tests.support.build_more import find_cxx
 from tests.support.gdb import gdb_path
 from tests.support.mi_client import MiClient
+from tests.support.points_printer import STOP, build_points
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -27,39 +27,14 @@ pytestmark = [
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
 ]
 
-SOURCE = """\
-struct Point { int x, y; };
-int main() {
-  Point pt{1, 2};
-  return pt.x - 1;  // stop here
-}
-"""
-PRINTER = """\
-import gdb
-class PointPrinter:
-    def __init__(self, value):
-        self.value = value
-    def to_string(self):
-        return "Point(%d, %d)" % (int(self.value["x"]), int(self.value["y"]))
-def lookup(value):
-    if value.type.strip_typedefs().tag == "Point":
-        return PointPrinter(value)
-gdb.current_objfile().pretty_printers.append(lookup)
-"""
-AT_STOP = ["break 4", "run", "print pt"]
+AT_STOP = [f"break {STOP}", "run", "print pt"]
 
 
 @pytest.fixture
 def program(tmp_path: Path) -> Path:
     """The program in a directory of its own (the test's, outside any safe path), with its
     printer script beside it."""
-    cxx = find_cxx()
-    assert cxx is not None
-    (tmp_path / "points.cpp").write_text(SOURCE)
-    built = tmp_path / "points"
-    subprocess.run([cxx, "-g", "-O0", "-o", str(built), str(tmp_path / "points.cpp")], check=True)
-    (tmp_path / "points-gdb.py").write_text(PRINTER)
-    return built
+    return build_points(tmp_path)
 
 
 def both(program: Path, options: list[str], commands: list[str]) -> tuple[str, str]:
