@@ -23,6 +23,7 @@ pytestmark = [
     pytest.mark.skipif(find_cxx() is None, reason="g++ not installed"),
 ]
 
+
 @pytest.fixture
 def program(tmp_path: Path) -> Path:
     """The program in the test's own directory: outside any safe path."""
