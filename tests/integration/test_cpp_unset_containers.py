@@ -2,8 +2,9 @@
 (before their constructors ran), printed as gdb 13 prints them: a vector whose elements
 cannot be read prints its start and then fails (`$1 = std::vector of length 5, capacity 5 =
 {` and the error; info locals and MI's lists show the start and the error in place of the
-rest); a string of an absurd length is the printer's Python exception and no value; a map
-whose first node cannot be read says so after its size. The MI console keeps gdb's records:
+rest); a string of an absurd length is the printer's Python exception and no value; a map,
+list or hash map whose first node cannot be read says so after its size, a shared_ptr whose
+counts cannot be read, or a string whose text cannot, shows the printer's error as its value. The MI console keeps gdb's records:
 a printer's error line comes before the line being printed (gdb's console buffer waits for
 its newline)."""
 
@@ -39,7 +40,8 @@ def program(builder: Builder) -> Path:
 
 def test_console_like_gdb(program: Path) -> None:
     commands = [f"break {LOCATION}", "run", "print v", "print s", "print m", "output v", "call v", "info locals",
-                "print marker", "set print pretty on", "print v", "print m"]  # fmt: skip
+                "print marker", "print text", "print l", "print um", "print sp", "print method",
+                "set print pretty on", "print v", "print m"]  # fmt: skip
     both = output_like_gdb(program, commands)  # stdout and stderr each as gdb's
     if "std::vector of length" not in both:
         pytest.skip("gdb prints no libstdc++ printers here (not installed?)")
@@ -47,6 +49,13 @@ def test_console_like_gdb(program: Path) -> None:
     assert f"$1 = {VECTOR}$2 = \n$3 = std::map with 3 elements<error reading variable: " in both
     assert f"{VECTOR}$4 = {VECTOR}v = {VECTOR}<error reading variable v (Cannot access memory at address 0x10)>" in both
     assert "\n$5 = 7\n" in both  # the failed prints took their history numbers, as gdb's
+    # a printer's error is its value: the print goes on (a node's pointer cast down to the
+    # node's class reads the node, as gdb's value_cast)
+    assert ("$6 = <error: Cannot access memory at address 0x60>\n"
+            "$7 = std::__cxx11::list<error reading variable: Cannot access memory at address 0x40>\n"
+            "$8 = std::unordered_map with 2 elements<error reading variable: Cannot access memory at address 0x48>\n"
+            "$9 = <error reading variable: Cannot access memory at address 0x58>\n"
+            "$10 = &virtual table offset -2\n") in both  # fmt: skip
     assert "Python Exception <class 'OverflowError'>: int too big to convert\n" in both
 
 

@@ -60,6 +60,9 @@ class Call:
     # that raised), and whether the printed value's own printer raised when made.
     errors: list[str] = field(default_factory=list)
     refused: bool = False
+    # A printer wrote the printed value itself: its text is the value, an error it shows
+    # (`<error reading variable: ...>`, a string's `<error: ...>`) included.
+    printed_top: bool = False
 
     def python_exception(self, exc: BaseException) -> None:
         """gdb's gdbpy_print_stack with `set python print-stack message` (its default)."""

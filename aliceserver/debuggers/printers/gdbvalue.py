@@ -467,7 +467,24 @@ def _cast(v: DwarfValue, target: DwarfType) -> DwarfValue:
         raise EvaluationError("Invalid cast.")
     if isinstance(src, (StructType, ArrayType)) and dst.size == src.size:
         return v.with_type(target)
+    if isinstance(src, PointerType) and isinstance(dst, PointerType):
+        _read_downcast_object(v, src, dst)
     return cast(v, target, _builtins())
+
+
+def _read_downcast_object(v: DwarfValue, src: PointerType, dst: PointerType) -> None:
+    """gdb's value_cast_structs reads the object a pointer cast down to a derived class
+    points to (value_at, not lazy): a list's or hash table's garbage node pointer fails at
+    the printer's cast, as in gdb, not later as a child is printed. A null pointer is not read."""
+    base, derived = strip(src.target), strip(dst.target)
+    if not isinstance(base, StructType) or not isinstance(derived, StructType) or str(base) == str(derived):
+        return
+    offset = _base_offset(derived, base, 0)
+    if offset is None:
+        return
+    address = v.as_int()
+    if address:
+        DwarfValue(dst.target, MemoryLoc(address - offset), v.ctx).data()
 
 
 def _active_variant(v: DwarfValue) -> Member | None:

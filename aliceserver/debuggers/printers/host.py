@@ -73,6 +73,7 @@ class PrinterHost:
         self._watchdog: Watchdog | None = None
         self.aborted = False  # the last `format` failed at an unreadable child
         self.partial = ""  # what it printed before that child
+        self.printed = False  # a printer wrote the value itself (its `<error...>` is a value)
         # The last `format`'s `Python Exception` lines (gdb prints them on its error stream)
         # and whether the value's own printer raised when made (gdb refuses its var object).
         self.errors: list[str] = []
@@ -102,7 +103,7 @@ class PrinterHost:
 
     def format(self, value: Value, options: FormatOptions) -> str:
         """`value` as gdb prints it, through the printers where one takes it."""
-        self.aborted, self.errors, self.refused, self.partial = False, [], False, ""
+        self.aborted, self.errors, self.refused, self.partial, self.printed = False, [], False, "", False
         call = self._ready(value)
         if call is None:
             return format_value(value, options)
@@ -120,6 +121,7 @@ class PrinterHost:
                 return f"<error: {exc}>"
             finally:
                 self.errors, self.refused = call.errors, call.refused
+            self.printed = call.printed_top
         # gdb's value_check_printable (print, info locals, frame lines) runs no printer on a
         # value wholly optimized out; the errors stay for what runs it (common_val_print)
         return "<optimized out>" if self.errors and value.optimized_out else text

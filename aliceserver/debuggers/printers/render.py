@@ -80,6 +80,7 @@ def render(value: DwarfValue, depth: int, opts: FormatOptions, child: ChildText)
         return None
     if printer is None:
         return None
+    call.printed_top = call.printed_top or depth == 0
     if depth >= opts.max_depth:
         return "{...}"
     hint = _hint(printer)

@@ -370,21 +370,22 @@ class VariableStore:
         stripped = strip(value.type)
         aggregate = isinstance(stripped, (StructType, ArrayType))
         printer_errors: tuple[str, ...] = ()
-        refused = False
+        refused = printed = False
         if aggregate and not aggregate_value:
             text = ""
         else:
             options = self._options(None if fmt == "r" else fmt, top)
             if self.printers is not None and fmt != "r":  # print/r: raw
                 text = prefix + self.printers.format(value, options)
-                printer_errors, refused = tuple(self.printers.errors), self.printers.refused
+                printer_errors, refused, printed = tuple(self.printers.errors), self.printers.refused, self.printers.printed
             else:
                 text = prefix + format_value(value, options)
         if _without_type_prefix(text).startswith("<error"):
             text = _without_type_prefix(text)  # a pointer unreadable itself: no `(T *) `
         if isinstance(value.location, OptimizedOut) and value.location.error:  # gdb's read_var_value failed
-            text = f"<error reading variable: {value.location.reason}>"  # model.READ_ERROR
-        error = text.startswith("<error") or text == "<optimized out>"
+            text, printed = f"<error reading variable: {value.location.reason}>", False  # model.READ_ERROR
+        # a printer's own `<error reading variable: ...>` is its value, which gdb prints
+        error = (text.startswith("<error") and not printed) or text == "<optimized out>"
         gone = aggregate and isinstance(value.location, OptimizedOut) and not value.location.error
         count = 0 if error else _safe_child_count(value)
         shown = dynamic & DynamicTypes.POINTERS if dynamic else DynamicTypes.NONE

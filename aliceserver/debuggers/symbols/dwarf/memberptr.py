@@ -54,7 +54,8 @@ def _method(value: Value, t: MemberPointerType, data: bytes, address: Callable[[
             method = owner.virtual_method(ptr // _SLOT)
         if method is not None:
             return f"&virtual {method}"
-        text = f"&virtual table offset {ptr}"
+        signed = ptr - (1 << 64) if ptr >= 1 << 63 else ptr  # gdb's print_longest
+        text = f"&virtual table offset {signed}"
     else:
         text = f"({type_name(value.type)}) {address(ptr)}"
     if adjustment:
