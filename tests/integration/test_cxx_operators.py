@@ -4,7 +4,9 @@
 `a < b`, `t.operator[](2)` spelled out, and gdb's errors where it finds none (`2 * a`: only
 the left operand's class is asked; `s == "hi"`: no operator so named). They were refused
 ("Function calls are not supported in expressions", "Structure has no component named
-operator==")."""
+operator=="). A method of a temporary (the iterator `items.begin()` returns) runs on a
+copy in the program's memory, as gdb's; a call's value has its type without the typedef
+its declaration names (`(Item &)`, `(Item *)`), as gdb's call_function_by_hand."""
 
 from __future__ import annotations
 
@@ -62,3 +64,19 @@ def test_template_names_like_gdb(builder: Builder) -> None:
     program = MoreBuilder(builder.cache_dir).build_cpp("cpp_template_names", CPP_FLAGS)
     shown = output_like_gdb(program, TEMPLATE_COMMANDS)
     assert "$1 = 3" in shown and "<twice<int>(int)>" in shown and "= 5\n" in shown
+
+
+TEMPORARY_MAIN = marker_line(PROGRAMS_DIR / "cpp_temporaries.cpp", "main")
+TEMPORARY_COMMANDS = [f"break cpp_temporaries.cpp:{TEMPORARY_MAIN}", "run",
+                      "print *items.begin()", "print items.begin()->name",  # (operator-> not emitted)
+                      "print *(items.end() - 1)",
+                      "print items.front()", "print spare_item()", "whatis $",
+                      "whatis spare_item()", "print items.at(1).weight"]  # fmt: skip
+
+
+def test_temporaries_and_typedef_returns_like_gdb(builder: Builder) -> None:
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_temporaries", CPP_FLAGS)
+    shown = output_like_gdb(program, TEMPORARY_COMMANDS)
+    assert '$1 = (Item &) @0x' in shown and ': {name = "a", weight = 3}' in shown
+    assert '$2 = (Item &) @0x' in shown and ': {name = "b", weight = 5}' in shown
+    assert "$4 = (Item *) 0x" in shown and "type = Item *\ntype = ItemPtr\n$5 = 5" in shown

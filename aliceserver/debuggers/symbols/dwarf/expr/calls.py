@@ -32,6 +32,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ReferenceType,
     StructType,
     Type,
+    TypedefType,
     VoidType,
     strip,
     type_name,
@@ -160,6 +161,8 @@ def run_call(
     data = caller.call(name, address, arguments, returns)
     for cleanup in cleanups:
         cleanup()
+    while isinstance(returns, TypedefType):  # gdb's call_function_by_hand: check_typedef of
+        returns = returns.target  # the value's type (`(pair_t *)`, `(Item &)`; whatis keeps the name)
     if isinstance(strip(returns), VoidType):
         return Value.of_bytes(returns, b"", ev.ctx)
     return Value.of_bytes(returns, data, ev.ctx)

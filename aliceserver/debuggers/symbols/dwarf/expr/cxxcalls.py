@@ -174,6 +174,10 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
         address = _code_address(ev, method)
         return run_call(ev, _caller(ev), qualified, address, chosen.type, args, [])
     this = obj.pointer_target() if isinstance(strip(obj.type), ReferenceType) else obj
+    if not isinstance(this.location, MemoryLoc) and isinstance(strip(this.type), StructType):
+        # a temporary (`items.begin()`'s iterator): copied into the program's memory, as
+        # gdb's value_coerce_to_target does (its malloc)
+        this = Value(this.type, MemoryLoc(_caller(ev).allocate(this.data())), ev.ctx)
     if strip(this.type) is not owner:
         this = upcast(this, owner)
     if not isinstance(this.location, MemoryLoc):
