@@ -193,7 +193,7 @@ def _info_variables(ctx: Context, scope: VariableScope, empty: str) -> None:
     if not infos:
         ctx.console(empty + "\n")
     for info in infos:  # gdb's print_variable_and_value
-        ctx.console(f"{info.name} = ")
+        ctx.console(f"{info.name} = ", line_start=True)
         for line in printer_errors(info):  # as it prints the value
             ctx.log(line, aside=True)
         ctx.console(f"{laid_out(ctx, info)}\n")

@@ -100,7 +100,7 @@ def _printed(
     if not void_shown and info.type == "void":
         return None
     if numbered:
-        ctx.console(f"${session.debugger.history_count()} = ")
+        ctx.console(f"${session.debugger.history_count()} = ", line_start=True)
     for line in printer_errors(info, printed=True):  # on gdb's error stream, as it prints the value
         ctx.log(line, aside=True)
     if failure is not None:  # met as gdb prints the value: after what it printed

@@ -31,7 +31,7 @@ class _Captured(Context):
 
     captured: list[str] = dataclasses.field(default_factory=list)
 
-    def console(self, text: str) -> None:
+    def console(self, text: str, *, line_start: bool = False) -> None:
         self.captured.append(text)
 
 

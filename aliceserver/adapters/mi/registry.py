@@ -60,8 +60,8 @@ class Context:
     # the chatter a command adds for a person ("Starting program:", "Continuing.") needs it.
     from_tty: bool = True
 
-    def console(self, text: str) -> None:
-        self.ui.console(text)
+    def console(self, text: str, *, line_start: bool = False) -> None:
+        self.ui.console(text, line_start=line_start)
 
     def log(self, text: str, *, aside: bool = False) -> None:
         self.ui.log(text, aside=aside)

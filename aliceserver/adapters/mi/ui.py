@@ -112,16 +112,20 @@ class Ui:
         if self.is_mi:
             self._write(record("^", cls, pairs, token) + "\n")
 
-    def console(self, text: str) -> None:
+    def console(self, text: str, *, line_start: bool = False) -> None:
+        """gdb's output stream. MI: one record per line, as gdb writes them (and one for a
+        line not ended). `line_start`: the start of a line the next console text ends
+        (print's `$1 = `): it waits for it, as gdb's console buffer waits for the newline,
+        while a printer's error record (log's `aside`) goes out before it."""
         if not text:
             return
         if self.is_mi:
-            # One record per line, as gdb writes them; a line's start (print's `$1 = `)
-            # waits for its end, or for the next record of another kind.
             with self._lock:
-                lines = (self._open_line + text).splitlines(keepends=True)
-                self._open_line = "" if lines[-1].endswith(("\n", "\r")) else lines.pop()
-            if lines:
+                text, self._open_line = self._open_line + text, ""
+                if line_start:
+                    self._open_line, text = text, ""
+            if text:
+                lines = text.splitlines(keepends=True)
                 self._write("".join(stream("~", line) + "\n" for line in lines), keep_open=True)
         else:
             self._write(text)

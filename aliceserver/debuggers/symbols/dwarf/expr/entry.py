@@ -132,8 +132,14 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
         if own is not None and own.lookup(name) is None and own.lookup_type(name) is not None:
             return True
         # The variable first: a local (the usual case, `(p)->x`) settles it without a
-        # search of every unit for a type of that name.
-        return symbols.lookup(name) is None and symbols.lookup_type(name) is not None
+        # search of every unit for a type of that name; then a function, global in another
+        # module (libc's `sigaction` over its `struct sigaction`, in C++ a type name too)
+        if symbols.lookup(name) is not None:
+            return False
+        functions = getattr(symbols, "functions", None)  # an ELF symbol's address, or a frame's list
+        if callable(functions) and functions(name):
+            return False
+        return symbols.lookup_type(name) is not None
 
     scope = _rust_scope(symbols)
     try:
