@@ -122,3 +122,19 @@ def test_beyond_gdb(program: Path, backend: str, tmp_path: Path) -> None:
     commands = list(BEYOND_GDB)
     got = ours(program, commands, core=core_of_stop(backend, tmp_path))
     assert dict(zip(commands, got, strict=True)) == BEYOND_GDB
+
+
+def test_before_run_reads_rust_like_gdb(program: Path) -> None:
+    """Before `run` (no frame), a Rust program's expressions are Rust, as gdb's auto
+    language takes main's: rustc's C `main` has no unit, the crate's `main` does (its
+    DW_AT_main_subprogram). They were read as C (`Invalid number "5u8".`)."""
+    from tests.support.batch import ex, normalized, ours, theirs
+
+    args = ["-batch", "-nx", *ex("print 5u8", "print 7 / 2", "whatis 1u64", "print 1 == 1", "print nosuch",
+                                 "print rust_values::ANSWER"), str(program)]  # fmt: skip
+    expected, got = theirs(args, program.parent), ours(args, program.parent)
+    assert normalized(got.stdout) == normalized(expected.stdout)
+    assert got.stdout.splitlines()[:4] == ["$1 = 5", "$2 = 3", "type = u64", "$3 = true"]
+    said = [line for line in got.stderr.splitlines() if "symbol" in line]  # (gdb also warns of
+    assert said == [line for line in expected.stderr.splitlines() if "symbol" in line]  # its missing printers)
+    assert said == ["No symbol 'nosuch' in current context", "No symbol 'rust_values::ANSWER' in current context"]

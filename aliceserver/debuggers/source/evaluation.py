@@ -139,9 +139,13 @@ class Expressions:
         image = self._source.symbols.image_of(main.path) if main is not None else None
         symbols = self._source.module_symbols(main) if main is not None else None
         entry = image.find_symbol("main") if image is not None else None
-        if symbols is None or entry is None:
+        if main is None or symbols is None or entry is None:
             return None
         unit = symbols.units.cu_for_address(entry.address)
+        if unit is None:  # rustc's C `main` has no unit: gdb takes the crate's `main`
+            info = self._source.debug_info(main)  # (its DW_AT_main_subprogram)
+            crate_mains = [f for f in info.functions_named("main") if f.name.count("::") == 1] if info else []
+            unit = symbols.units.cu_for_address(crate_mains[0].low) if len(crate_mains) == 1 else None
         return unit.get_top_DIE() if unit is not None else None
 
 

@@ -205,7 +205,11 @@ class ProcessEvalSymbols:
 
     @property
     def rust_scope(self) -> str | None:  # see expr/__init__.py
-        return self.frame_symbols.rust_scope if self.frame_symbols is not None else None
+        if self.frame_symbols is None:  # no frame: Rust where main's unit is (gdb's auto language)
+            from aliceserver.debuggers.symbols.dwarf.type_builder import is_rust
+
+            return "" if self.unit is not None and is_rust(self.unit) else None
+        return self.frame_symbols.rust_scope
 
     def lookup(self, name: str) -> Value | None:
         if self.frame_symbols is not None:
