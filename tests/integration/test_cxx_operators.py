@@ -80,3 +80,25 @@ def test_temporaries_and_typedef_returns_like_gdb(builder: Builder) -> None:
     assert '$1 = (Item &) @0x' in shown and ': {name = "a", weight = 3}' in shown
     assert '$2 = (Item &) @0x' in shown and ': {name = "b", weight = 5}' in shown
     assert "$4 = (Item *) 0x" in shown and "type = Item *\ntype = ItemPtr\n$5 = 5" in shown
+
+
+STD_MAIN = marker_line(PROGRAMS_DIR / "cpp_std_calls.cpp", "main")
+STD_COMMANDS = [f"break cpp_std_calls.cpp:{STD_MAIN}", "run",
+                "print *coupon", "whatis *coupon", "print counter.get()", "print fixed.get()",
+                'print stock["apple"]', "print stock[key]", 'print stock.at("apple")',
+                'print stock.count("pear")', "print stock[1]", "print coupon.value()"]  # fmt: skip
+
+
+def test_const_overloads_and_literal_keys_like_gdb(builder: Builder) -> None:
+    """A method's constness ranks it as gdb's CV conversion of `this`: `*coupon` calls
+    std::optional's `operator*() &`, the one emitted, not the `const&` declared first (it
+    said "Cannot evaluate function -- may be inlined"), and `get()` is the const or the
+    non-const one by the object. A literal key of a std::map<std::string, ...> gets gdb's
+    words for where gdb stops (it binds the literal to the `key_type&&` overload, never
+    emitted: "Could not find operator[]."; `at`: "Cannot evaluate function -- may be
+    inlined"), not "Cannot resolve method ... to any overloaded instance"."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_std_calls", CPP_FLAGS)
+    shown = output_like_gdb(program, STD_COMMANDS)
+    assert "$1 = (double &) @0x" in shown and ": 2.5\ntype = double &\n$2 = 105\n$3 = 7\n" in shown
+    assert shown.count("Could not find operator[].") == 2 and ") @0x" in shown.split("$4 = ")[1]
+    assert shown.count("Cannot evaluate function -- may be inlined") == 3

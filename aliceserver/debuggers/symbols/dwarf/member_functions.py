@@ -20,8 +20,11 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     FunctionType,
     MemberFunction,
+    PointerType,
+    QualifiedType,
     ReferenceType,
     StructType,
+    Type,
     strip,
 )
 
@@ -58,8 +61,14 @@ def read_member_functions(builder: TypeBuilder, die: DIE) -> list[MemberFunction
             artificial=bool(attr_value(child, "DW_AT_artificial")),
             defaulted=attr_value(child, "DW_AT_defaulted") == _DW_DEFAULTED_IN_CLASS,
             virtual_slot=_vtable_slot(child),
+            const=has_this and bool(formal) and _points_to_const(builder.of_die_attr(formal[0])),
         ))  # fmt: skip
     return found
+
+
+def _points_to_const(this: Type) -> bool:
+    target = this.target if isinstance(this, PointerType) else None
+    return isinstance(target, QualifiedType) and target.const
 
 
 def _vtable_slot(die: DIE) -> int | None:

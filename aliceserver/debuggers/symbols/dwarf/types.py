@@ -242,6 +242,7 @@ class MemberFunction:
     artificial: bool  # declared by the compiler (implicit constructors, operator=)
     defaulted: bool  # `= default` in the class: trivial when the members are
     virtual_slot: int | None  # DW_AT_vtable_elem_location of a virtual method
+    const: bool = False  # `this` points to a const object (a `const` method)
 
 
 @dataclass(eq=False, repr=False)

@@ -20,7 +20,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.classcast import is_base_of, same_
 from aliceserver.debuggers.symbols.dwarf.expr.convert import is_floating
 from aliceserver.debuggers.symbols.dwarf.expr.evalsymbols import minimal_function
 from aliceserver.debuggers.symbols.dwarf.expr.methods import class_of
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.member_functions import copies
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
@@ -34,6 +34,7 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     ReferenceType,
     StructType,
     Type,
+    TypedefType,
     VoidType,
     strip,
     type_name,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from aliceserver.debuggers.symbols.dwarf.expr.evaluate import Evaluator
 
 EXACT, PROMOTION, CONVERSION = 0, 1, 2
+_NO_CODE = "Cannot evaluate function -- may be inlined"  # gdb's: a function never emitted
 _MAX_BASES = 64
 
 
@@ -116,8 +118,12 @@ def _rank_pointer(arg: Value, a: Type, p: PointerType, strict: bool) -> int | No
     return None
 
 
-def choose(candidates: list[Candidate], args: list[Value], what: str, strict: bool = True) -> Candidate:
-    """The best candidate for `args`; gdb's error when none takes them (`strict`: rank)."""
+def choose(candidates: list[Candidate], args: list[Value], what: str, strict: bool = True,
+           const_object: bool = False) -> Candidate:  # fmt: skip
+    """The best candidate for `args`; gdb's error when none takes them (`strict`: rank).
+    A method whose constness differs from the object's (`const_object`) ranks after one
+    whose does not, as gdb's CV conversion of `this` (`*opt` on a non-const optional is
+    its `operator*() &`, not the `const&` one declared first)."""
     best: tuple[int, Candidate] | None = None
     for candidate in candidates:
         params = candidate.type.params
@@ -126,7 +132,7 @@ def choose(candidates: list[Candidate], args: list[Value], what: str, strict: bo
         ranks = [rank(arg, param, strict) for arg, param in zip(args, params, strict=False)]  # missing: "Too few"
         if any(r is None for r in ranks):
             continue
-        total = sum(r for r in ranks if r is not None)
+        total = sum(r for r in ranks if r is not None) + _this_rank(candidate, const_object)
         if best is None or total < best[0]:
             best = (total, candidate)
     if best is None:
@@ -134,6 +140,69 @@ def choose(candidates: list[Candidate], args: list[Value], what: str, strict: bo
     if len(args) < len(best[1].type.params):
         raise EvaluationError("Too few arguments in function call.")
     return best[1]
+
+
+def _this_rank(candidate: Candidate, const_object: bool) -> int:
+    method = candidate.method
+    return PROMOTION if method is not None and not method.static and method.const != const_object else EXACT
+
+
+def gdb_rvalue_choice(candidates: list[Candidate], args: list[Value], const_object: bool = False) -> Candidate | None:
+    """The candidate gdb's rank_one_type picks where `choose` finds none: gdb binds an
+    rvalue (a literal, a call's value) to any `T&&` or `const T&` parameter without
+    looking at T (`m["key"]` to std::map<std::string, V>'s operator[](key_type&&)), so it
+    goes on to the call and says what stops it there."""
+    best: tuple[tuple[int, int], Candidate] | None = None
+    for candidate in candidates:
+        params = candidate.type.params
+        if len(args) != len(params):
+            continue
+        total = (_this_rank(candidate, const_object), 0)
+        for arg, param in zip(args, params, strict=True):
+            one = _gdb_rank(arg, param)
+            if one is None:
+                break
+            total = (total[0] + one[0], total[1] + one[1])
+        else:
+            if best is None or total < best[0]:
+                best = (total, candidate)
+    return best[1] if best is not None else None
+
+
+def _gdb_rank(arg: Value, param: Type) -> tuple[int, int] | None:
+    p = strip(param)
+    if isinstance(p, ReferenceType) and isinstance(arg.location, ImplicitLoc):  # gdb's not_lval
+        if p.rvalue:
+            return (CONVERSION, 1)  # REFERENCE_CONVERSION_BADNESS, ..._RVALUE
+        return (CONVERSION, 2) if _const_target(p) else None  # ..._CONST_LVALUE
+    if isinstance(p, ReferenceType) and p.rvalue:
+        return None  # an lvalue to an rvalue reference
+    one = rank(arg, param)
+    return None if one is None else (one, 0)
+
+
+def _const_target(reference: ReferenceType) -> bool:
+    t = reference.target
+    for _ in range(64):
+        if isinstance(t, QualifiedType) and t.const:
+            return True
+        if not isinstance(t, QualifiedType | TypedefType):
+            return False
+        t = t.target
+    return False
+
+
+def is_const_object(obj: Value) -> bool:
+    """Is `obj` (or what the reference `obj` refers to) a const object?"""
+    t = obj.type
+    for _ in range(64):
+        if isinstance(t, QualifiedType) and t.const:
+            return True
+        if isinstance(t, ReferenceType | QualifiedType | TypedefType):
+            t = t.target
+        else:
+            return False
+    return False
 
 
 # --- methods ----------------------------------------------------------------------------
@@ -156,15 +225,25 @@ def method_candidates(cls: StructType, name: str) -> list[Candidate]:
     return found
 
 
-def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value:
-    """`obj.name(args)` run in the program (obj a class object or a reference to one)."""
+def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value], operator: bool = False) -> Value:
+    """`obj.name(args)` run in the program (obj a class object or a reference to one);
+    `operator`: for `obj[i]`, `*obj`, `obj->` (gdb's value_x_binop and value_x_unop)."""
     cls = class_of(obj)
     if cls is None:
         raise EvaluationError("Function calls are not supported in expressions.")
     candidates = method_candidates(cls, name)
     if not candidates:
         raise EvaluationError(f"Couldn't find method {_declared_class_name(obj)}::{name}")
-    chosen = choose(candidates, args, f"method {type_name(cls)}::{name}", strict_types(ev))
+    const_object = is_const_object(obj)
+    try:
+        chosen = choose(candidates, args, f"method {type_name(cls)}::{name}", strict_types(ev), const_object)
+    except EvaluationError:
+        gdbs = gdb_rvalue_choice(candidates, args, const_object)
+        if gdbs is not None and gdbs.method is not None and not _has_code(ev, gdbs.method):
+            # where gdb stops too, in its words; where it would call a function with an
+            # object of another type (a string literal as a std::string), ours refuses
+            raise EvaluationError(f"Could not find {name}." if operator else _NO_CODE) from None
+        raise
     assert chosen.method is not None and chosen.owner is not None
     if ev.type_only:  # whatis, ptype, sizeof: nothing runs
         return ev.zero(chosen.type.return_type, in_memory=False)
@@ -228,8 +307,18 @@ def _code_address(ev: Evaluator, method: MemberFunction) -> int:
         found = minimal_function(ev.symbols, method.linkage)
         address = found.location.address if found is not None and isinstance(found.location, MemoryLoc) else None
     if address is None:
-        raise EvaluationError("Cannot evaluate function -- may be inlined")
+        raise EvaluationError(_NO_CODE)
     return address
+
+
+def _has_code(ev: Evaluator, method: MemberFunction) -> bool:
+    if method.virtual_slot is not None and method.virtual_slot >= 0:
+        return True  # called through the object's vtable
+    try:
+        _code_address(ev, method)
+    except EvaluationError:
+        return False
+    return True
 
 
 # --- overloaded free functions ----------------------------------------------------------
@@ -278,7 +367,7 @@ def call_binary_operator(ev: Evaluator, op: str, left: Value, right: Value) -> V
         raise EvaluationError(f"Cannot resolve function {name} to any overloaded instance")
     _total_rank, _kind, best = min(ranked, key=lambda found: found[:2])
     if best.function is None:
-        return method_call(ev, left, name, [right])
+        return method_call(ev, left, name, [right], operator=True)
     if ev.type_only:
         return ev.zero(best.type.return_type, in_memory=False)
     if not isinstance(best.function.location, MemoryLoc):

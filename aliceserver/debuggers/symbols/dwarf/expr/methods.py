@@ -54,15 +54,15 @@ def operator(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value |
     )
 
     if method_candidates(cls, name):
-        return call_method(ev, obj, name, args)
+        return call_method(ev, obj, name, args, operator=True)
     if methods is None or name == "operator->":  # `->` falls back to the class's members
         return None
     raise EvaluationError(f'No symbol "{name}" in current context.')
 
 
-def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value:
+def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value], operator: bool = False) -> Value:
     """`obj.name(args)`: an xmethod first (a library's, run in Python), else the program's
-    method, called in the program (cxxcalls.py)."""
+    method, called in the program (cxxcalls.py); `operator`: for `a + b`, gdb's words."""
     methods = methods_of(ev.symbols)
     if methods is not None and class_of(obj) is not None:
         found = methods.call(obj, name, args, operator=False)
@@ -72,4 +72,4 @@ def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Valu
         call_method,  # it imports this module
     )
 
-    return call_method(ev, obj, name, args)
+    return call_method(ev, obj, name, args, operator)
