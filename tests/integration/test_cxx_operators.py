@@ -102,3 +102,18 @@ def test_const_overloads_and_literal_keys_like_gdb(builder: Builder) -> None:
     assert "$1 = (double &) @0x" in shown and ": 2.5\ntype = double &\n$2 = 105\n$3 = 7\n" in shown
     assert shown.count("Could not find operator[].") == 2 and ") @0x" in shown.split("$4 = ")[1]
     assert shown.count("Cannot evaluate function -- may be inlined") == 3
+
+
+WEIGH = marker_line(PROGRAMS_DIR / "cpp_std_calls.cpp", "weigh")
+
+
+def test_step_into_shared_ptr_arrow_like_gdb(builder: Builder) -> None:
+    """A frame of `std::__shared_ptr_access<Item, (__gnu_cxx::_Lock_policy)2, false,
+    false>::operator->` shows its name without `() const`, as gdb's cp_remove_params (the
+    cast value argument was taken for a function type, which gdb's parser refuses and
+    keeps whole), and finish shows the pointer it returns with its `(element_type *) `."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_std_calls", CPP_FLAGS)
+    shown = output_like_gdb(program, [f"break cpp_std_calls.cpp:{WEIGH}", "run", "step", "bt", "finish"])
+    arrow = "std::__shared_ptr_access<Item, (__gnu_cxx::_Lock_policy)2, false, false>::operator->"
+    assert f"\n{arrow} (this=0x" in shown and f"#0  {arrow} (this=0x" in shown
+    assert f"Value returned is $1 = ({arrow[: -len('operator->')]}element_type *) 0x" in shown

@@ -9,11 +9,9 @@ from aliceserver.adapters.gdbcommands.print_format import KNOWN, PrintFormat, de
 from aliceserver.adapters.gdbcommands.selection import LineBuffer, Selection
 from aliceserver.adapters.mi.frames import (
     evaluation_failure,
-    printed_value,
     printer_errors,
     whole_value_failure,
 )
-from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.print_options import print_options_applied, split_print_options
 from aliceserver.adapters.mi.registry import CliRegistry, Context, MiError, Reply
 from aliceserver.adapters.mi.settings_policy import ascii_target, nibbles_separator
@@ -113,10 +111,7 @@ def _printed(
 
 def laid_out(ctx: Context, info: VariableInfo) -> str:
     """print's text of a value, over several lines with `set print pretty on` as gdb's."""
-    text = printed_value(info)
-    if ctx.session.settings.get("print pretty") == "on" and not info.error:
-        return pretty_text(text, info.type)
-    return text
+    return ctx.session.printed(info)
 
 
 def _output(ctx: Context, text: str) -> Reply:

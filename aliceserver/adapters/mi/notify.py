@@ -345,7 +345,7 @@ def _stopped(session: MiSession, stop: ev.Stopped) -> None:
         number = stop.return_value.history  # the engine put it in the value history
         # `set print finish off`: recorded all the same, its value not shown
         finish = session.settings.get("print finish") != "off"
-        returned = session.display(stop.return_value) if finish else "<not displayed>"
+        returned = session.printed(stop.return_value) if finish else "<not displayed>"  # value_print's
         pairs += [("gdb-result-var", f"${number}"), ("return-value", returned)]
         console += f"Value returned is ${number} = {returned}\n"
     number = inferior.threads.get(stop.thread_id) or inferior.add_thread(stop.thread_id)

@@ -11,7 +11,7 @@ import aliceserver.debuggers.events as ev
 from aliceserver import foreground
 from aliceserver.adapters.gdbcommands.selection import Selection
 from aliceserver.adapters.mi.dispatcher import Dispatcher
-from aliceserver.adapters.mi.frames import Frames, display_value
+from aliceserver.adapters.mi.frames import Frames, display_value, printed_value
 from aliceserver.adapters.mi.pretty import pretty_text
 from aliceserver.adapters.mi.registry import MiError
 from aliceserver.adapters.mi.remote_commands import remote_held
@@ -207,11 +207,19 @@ class ProgramQueries(Dispatcher):
         return tid, level
 
     def display(self, info: VariableInfo) -> str:
-        """A value as MI shows it (-data-evaluate-expression, a returned value), laid out
-        as `print pretty` says."""
+        """A value as MI shows it (-data-evaluate-expression), laid out as `print pretty`
+        says."""
+        return self._laid_out(display_value(info), info)
+
+    def printed(self, info: VariableInfo) -> str:
+        """A value as `print` shows it (gdb's value_print: a pointer's `(type *) ` too),
+        laid out as `print pretty` says: print's, and finish's returned value."""
+        return self._laid_out(printed_value(info), info)
+
+    def _laid_out(self, text: str, info: VariableInfo) -> str:
         if self.settings.get("print pretty") == "on" and not info.error:
-            return pretty_text(display_value(info), info.type)
-        return display_value(info)
+            return pretty_text(text, info.type)
+        return text
 
     def dynamic_types(self, shown: DynamicTypes = DynamicTypes.NONE) -> DynamicTypes:
         """With `print object on`, `shown` and gdb's `->` through the dynamic type; with

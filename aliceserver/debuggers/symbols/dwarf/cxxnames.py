@@ -62,11 +62,14 @@ def canonical_function_name(name: str) -> str | None:
 def has_function_type_argument(name: str) -> bool:
     """Whether a template argument in `name` is a function type (`function<int (int)>`,
     not `P<int (*)(int)>`), which gdb's name parser refuses: a name holding one stays as
-    written, its parameters too (a frame's `std::function<int (int)>::operator()(int) const`)."""
+    written, its parameters too (a frame's `std::function<int (int)>::operator()(int) const`).
+    A value argument cast to its enum (`__shared_ptr_access<T, (__gnu_cxx::_Lock_policy)2,
+    false, false>`) is none."""
     opened: list[str] = []
     previous = ""
     for i, c in enumerate(name):
-        if c == "(" and opened and opened[-1] == "<" and previous != ")":
+        # `R (int)` after a type; not `(Enum)2`, a value argument, or `operator<(`
+        if c == "(" and opened and opened[-1] == "<" and previous not in (")", "<", ","):
             after = name[i + 1 :].lstrip()
             if not after.startswith(("*", "&", "anonymous namespace)")):
                 return True
