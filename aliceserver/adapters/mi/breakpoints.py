@@ -146,8 +146,8 @@ class BreakpointTable:
         if failures and all(failures) and not force_condition:
             raise MiError(str(failures[-1]))  # gdb's error at its last location
         original = location.strip()
-        if original.isdigit():  # gdb names the current source file in original-location
-            original = f"{session.frames.file_name(spec.rpartition(':')[0])}:{original}"
+        if original.isdigit():  # gdb names the current source file by its full name (linespec.c)
+            original = f"{spec.rpartition(':')[0]}:{original}"
         bp = MiBreakpoint(self.next_number, core_kind(kind, spec), original, condition, temporary=temporary,
                           enabled=enabled, condition_fn=condition_fn, ignore_count=ignore, thread=thread,
                           spec=spec, places=tuple(places), gdb_type=kind, inferior=program_of,

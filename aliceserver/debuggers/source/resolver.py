@@ -143,7 +143,7 @@ class LocationResolver:
         has none in that file)."""
         locations = []
         for module, info in [only] if only is not None else self._source.debug_infos():
-            resolved = info.resolve_line(file, line, partial(self._inline_copy, module))
+            resolved = info.resolve_line(file, line, partial(self._line_block, module))
             if resolved is None:
                 continue
             for link_address in resolved.addresses:
@@ -528,10 +528,10 @@ class LocationResolver:
         length = frame_setup_length(code)
         return address if length is None else address + length
 
-    def _inline_copy(self, module: Module, link: int) -> int:
-        """The DIE offset of the innermost inlined copy holding link-time `link`, 0: none."""
-        chain = self._source.inline_chain_at(link + module.base)
-        return chain[-1].offset if chain else 0
+    def _line_block(self, module: Module, link: int) -> int:
+        """gdb's block of link-time `link` (an inlined copy, a lexical block declaring
+        something), 0: the function's own: a line binds once in each."""
+        return self._source.block_at(link + module.base)
 
     def _inline_finder(self, module: Module) -> InlineFinder | None:
         """Made only when the index's cache has no answer for a name: opening a module's

@@ -33,6 +33,7 @@ from aliceserver.debuggers.symbols.dwarf import funcnames, indexahead
 from aliceserver.debuggers.symbols.dwarf.cache import IndexCache
 from aliceserver.debuggers.symbols.dwarf.cfi import CfiTables
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
+from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo, MissingAltFile
 from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
@@ -47,6 +48,11 @@ from aliceserver.debuggers.symbols.process import ProcessSymbols
 from aliceserver.errors import AliceError
 
 log = logging.getLogger(__name__)
+# What a lexical block declares that makes gdb a block of it (dwarf2/read.c
+# read_lexical_block_scope: local symbols or using directives).
+_BLOCK_SYMBOL_TAGS = frozenset(("DW_TAG_variable", "DW_TAG_label", "DW_TAG_typedef", "DW_TAG_structure_type",
+                                "DW_TAG_class_type", "DW_TAG_union_type", "DW_TAG_enumeration_type",
+                                "DW_TAG_subprogram", "DW_TAG_imported_module", "DW_TAG_imported_declaration"))
 
 _FRAME_NAMES = 65536  # frame names (and function ranges) remembered by pc
 # The suffixes gcc gives the copies it makes of a function (constant propagation, IPA-SRA,
@@ -468,6 +474,25 @@ class SourceSymbols:
             log.debug("no DWARF function at %#x: %s", address, error)
             return None
         return found.subprogram if found is not None else None
+
+    def block_at(self, address: int) -> int:
+        """gdb's block_for_pc: the DIE offset of the innermost block holding runtime
+        `address`, an inlined call or a lexical block that declares something (gdb makes no
+        block of one that declares nothing: its code is its parent's); 0: the function's."""
+        module = self.symbols.module_at(address)
+        if module is None or (symbols := self.module_symbols(module)) is None:
+            return 0
+        try:
+            cu = symbols.units.cu_for_address(address - module.base)
+            found = symbols.units.function_die_at(cu, address - module.base) if cu else None
+        except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
+            log.debug("no DWARF block at %#x: %s", address, error)
+            return 0
+        for scope in reversed(found.scopes[1:] if found is not None else ()):
+            if scope.tag == "DW_TAG_inlined_subroutine" or any(
+                    child.tag in _BLOCK_SYMBOL_TAGS for child in children(scope)):  # fmt: skip
+                return int(scope.offset)
+        return 0
 
     def inline_chain(self, frame: UnwoundFrame) -> tuple[DIE, ...]:
         """The DW_TAG_inlined_subroutine DIEs around the frame's pc, outermost first."""

@@ -292,8 +292,9 @@ class DebugInfo:
         """Where `break FILE:LINE` binds, as gdb: all units, instances and inlined copies in
         other functions; the next line with code when `line` has none; after the prologue
         when the line is a function's first. None when no such file or no code after it.
-        `block_of(address)`: the inlined copy holding an address (0: none), so that two
-        copies in one function both bind, as gdb's one location per block."""
+        `block_of(address)`: gdb's block holding an address (an inlined copy, a lexical
+        block declaring something; 0: the function's), so that a line in two blocks of one
+        function binds in both, as gdb's one location per block."""
         path_ids = self.match_file(file)
         if not path_ids:
             return None
@@ -567,7 +568,7 @@ class DebugInfo:
     def _one_per_function(
         self, addresses: list[int], block_of: Callable[[int], int] | None = None
     ) -> tuple[list[int], list[int]]:
-        """(the lowest address per function (per inlined copy in it, with `block_of`), each
+        """(the lowest address per function (per block in it, with `block_of`), each
         after the prologue when it is the entry; the addresses a prologue skip moved to)."""
         result: dict[object, int] = {}
         moved: list[int] = []
