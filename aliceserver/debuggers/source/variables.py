@@ -211,6 +211,9 @@ class ProcessEvalSymbols:
             return "" if self.unit is not None and is_rust(self.unit) else None
         return self.frame_symbols.rust_scope
 
+    def lookup_local(self, name: str) -> Value | None:
+        return self.frame_symbols.lookup_local(name) if self.frame_symbols is not None else None
+
     def lookup(self, name: str) -> Value | None:
         if self.frame_symbols is not None:
             value = self.frame_symbols.lookup(name)

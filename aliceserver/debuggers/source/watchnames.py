@@ -37,6 +37,10 @@ class NameRecorder:
         self.names.append(name)
         return self.inner.lookup(name)
 
+    def lookup_local(self, name: str) -> Value | None:
+        self.names.append(name)
+        return self.inner.lookup_local(name)
+
     def lookup_type(self, name: str) -> Type | None:
         return self.inner.lookup_type(name)
 

@@ -171,6 +171,12 @@ class FrameScope:
         return found
 
     def _lookup(self, name: str) -> Variable | None:
+        found = self.local(name)
+        return found if found is not None else self.symbols.find_global(name, self.cu)
+
+    def local(self, name: str) -> Variable | None:
+        """The innermost local or parameter `name` (an inlined call's function by its
+        name in its frame); None: none in the frame's blocks."""
         blocks = self.scopes[self._function_index :]
         for block in reversed(blocks):
             for var in self._vars_of(block, False):
@@ -186,7 +192,7 @@ class FrameScope:
             # name is that copy of the code (its first range), as nowhere else
             if self.symbols.units.die_ranges(fn):
                 return Variable(name, VarKind.FUNCTION, fn, self.symbols.function_type(fn))
-        return self.symbols.find_global(name, self.cu)
+        return None
 
     def this_type(self) -> Variable | None:
         return self.lookup("this")

@@ -142,7 +142,9 @@ def call_function(ev: Evaluator, node: ast.Call, cast_to: Type | None = None) ->
         raise EvaluationError(NO_PROCESS)
     name = _name(node, caller, address, ftype)
     signature = ftype if ftype is not None and ftype.prototyped else FunctionType(returns, prototyped=False)
-    return run_call(ev, caller, name, address, replace(signature, return_type=returns), values, [])
+    called = replace(signature, return_type=returns)
+    called.rust = signature.rust  # (not a field: replace drops it)
+    return run_call(ev, caller, name, address, called, values, [])
 
 
 def run_call(
@@ -151,6 +153,10 @@ def run_call(
 ) -> Value:
     """Call the function at `address` of type `ftype` with `values` (after `leading`
     arguments already converted: a method's `this`); its return value."""
+    if ftype.rust and not leading:  # rustc's own ABI, not C's
+        from aliceserver.debuggers.symbols.dwarf.expr import rust_calls
+
+        return rust_calls.call(ev, caller, name, address, ftype, values)
     params = ftype.params if ftype.prototyped else []
     if len(values) < len(params):
         raise EvaluationError("Too few arguments in function call.")
@@ -186,6 +192,11 @@ def _in_memory(ev: Evaluator, caller: FunctionCaller, value: Value) -> Value:
         address = caller.allocate(value.data())
         return Value(value.type, MemoryLoc(address), ev.ctx)
     return value
+
+
+def argument_for(ev: Evaluator, caller: FunctionCaller, value: Value, param: Type) -> tuple[Type, bytes]:
+    """One argument of a scalar parameter as the callee takes it: (its type, its bytes)."""
+    return _argument(ev, caller, value, param, [])
 
 
 def _argument(

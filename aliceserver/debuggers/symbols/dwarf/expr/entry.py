@@ -85,6 +85,11 @@ class FrameSymbols:
             var = self.module.find_global(name)
         return None if var is None else self.module.value_of(var, self.frame)
 
+    def lookup_local(self, name: str) -> Value | None:
+        """A local or parameter of the frame alone (Rust looks there before its scope)."""
+        var = self.scope.local(name) if self.scope is not None else None
+        return None if var is None else self.module.value_of(var, self.frame)
+
     def functions(self, name: str) -> list[Value]:
         """Every function called `name` with code in this module (C++ overloads)."""
         cu = self.scope.cu if self.scope is not None else None

@@ -80,26 +80,29 @@ class RustEvaluator(Evaluator):
         return Value.of_bytes(self.builtins.of("()"), b"", self.ctx)
 
     def check_names(self, node: ast.Expr) -> None:
-        """Unknown names first (gdb resolves them while parsing), then calls."""
-        calls = False
+        """Unknown names first, as gdb resolves them while parsing."""
         stack: list[object] = [node]
         while stack:
             item = stack.pop()
-            if isinstance(item, ast.Call) and not isinstance(item.function, ast.Member):
-                calls = True  # a method call is looked up first, as gdb's
             if isinstance(item, ast.Name):
                 self.name(item.name)
             elif isinstance(item, tuple):
                 stack.extend(item)
             elif hasattr(item, "__dataclass_fields__"):
                 stack.extend(getattr(item, f) for f in item.__dataclass_fields__)
-        if calls:
-            raise EvaluationError("Function calls are not supported in expressions.")
 
     def _name(self, name: str) -> Value:
-        value = self.symbols.lookup(name)
-        if value is None and "::" not in name and self.scope:
-            value = self.symbols.lookup(f"{self.scope}::{name}")  # gdb: the block's scope
+        """gdb's Rust lookup: a bare name in the frame's blocks, then in the function's
+        module (`letters` is `rust_calls::letters` before any C library's `letters`);
+        here a global of that name after those, then an ELF symbol."""
+        value = None
+        if "::" not in name and self.scope:
+            local = getattr(self.symbols, "lookup_local", None)
+            value = local(name) if local is not None else None
+            if value is None:
+                value = self.symbols.lookup(f"{self.scope}::{name}")  # gdb: the block's scope
+        if value is None:
+            value = self.symbols.lookup(name)
         if value is None:
             value = minimal_function(self.symbols, name)
         if value is None:
@@ -129,12 +132,13 @@ class RustEvaluator(Evaluator):
         if isinstance(node, ast.Index):  # no operator overloading: Vec is not indexed
             return self.index(self.eval(node.base), self.eval(node.index))
         if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
-            return self.method_call(node.function)
+            return self.method_call(node.function, node.args)
         return super().eval(node)
 
-    def method_call(self, function: ast.Member) -> Value:
-        """`x.m(..)` as gdb's rust_structop: the function `<x's type>::m`, which would run
-        in the program (refused here); gdb's words when there is none."""
+    def method_call(self, function: ast.Member, args: tuple[ast.Expr, ...]) -> Value:
+        """`x.m(..)` as gdb's rust_structop: the function `<x's type>::m` called with `x`
+        first, by address where its first parameter is a pointer (`&self`); gdb's words
+        when there is none."""
         obj = self.eval(function.base)
         while isinstance(strip(obj.type), PointerType):  # gdb: no real Deref, pointers only
             obj = self.deref(obj)
@@ -151,7 +155,24 @@ class RustEvaluator(Evaluator):
             found = None
         if found is None:
             raise EvaluationError(f"Could not find function named '{name}'")
-        raise EvaluationError("Function calls are not supported in expressions.")
+        ftype = strip(found.type)
+        if not isinstance(ftype, FunctionType) or not isinstance(found.location, MemoryLoc):
+            raise EvaluationError(f"Could not find function named '{name}'")
+        if not ftype.params:
+            raise EvaluationError("Method takes no arguments")
+        this = self.address_of(obj) if isinstance(strip(ftype.params[0]), PointerType | ReferenceType) else obj
+        return self.call_rust(name, found.location.address, ftype, [this, *(self.eval(a) for a in args)])
+
+    def call_rust(self, name: str, address: int, ftype: FunctionType, values: list[Value]) -> Value:
+        from aliceserver.debuggers.symbols.dwarf.expr import rust_calls
+        from aliceserver.debuggers.symbols.dwarf.expr.calls import NO_PROCESS, caller_of
+
+        if self.type_only:
+            return self.zero(ftype.return_type, in_memory=False)
+        caller = caller_of(self.symbols)
+        if caller is None:
+            raise EvaluationError(NO_PROCESS)
+        return rust_calls.call(self, caller, name, address, ftype, values)
 
     def register(self, name: str) -> Value:
         value = super().register(name)

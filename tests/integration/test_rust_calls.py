@@ -1,0 +1,64 @@
+"""Calls into a Rust program from expressions, by rustc's own ABI (expr/rust_calls.py).
+They were refused ("Function calls are not supported in expressions."). Where gdb calls
+right (scalars, references, methods on `&self`, `()`), ours is compared with gdb's on
+the same program; where gdb calls a Rust function as C's (a scalar pair packed into one
+register: `mk(4, 6)` is `{x: 4, y: 0}`; a struct of 24 bytes passed on the stack, which
+the callee reads through a pointer: `volume(cube(2))` faults; `Option<i32>`: an internal
+error), each result is compared with what the program itself computed and kept in a
+local (`q = mk(4, 6)`), or with its known value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import MoreBuilder, find_rustc
+from tests.support.gdb import gdb_env, gdb_outputs_at, gdb_path
+from tests.support.mi_console import console_at
+
+pytestmark = [
+    pytest.mark.timeout(180),
+    pytest.mark.skipif(gdb_path() is None, reason="gdb not installed: it is the oracle"),
+    pytest.mark.skipif(find_rustc() is None, reason="rustc not installed"),
+]
+
+LOCATION = f"rust_calls.rs:{marker_line(PROGRAMS_DIR / 'rust_calls.rs', 'calls')}"
+LIKE_GDB = ["print twice(21)", "print letters(name)", "print rust_calls::geo::dist2(&p, &q)",
+            "print geo::dist2(&p, &q)", "print p.norm1()", "print note(1)", "print twice(p.x) + 1",
+            "print brightness(c)", "print p.nosuch()", "print twice()", "print twice(1.5)"]  # fmt: skip
+# (a call, the local holding what the program computed by the same call)
+AS_THE_PROGRAM_COMPUTED = [("mk(4, 6)", "q"), ("grey(7)", "c"), ("cube(2)", "b"), ("widen(span, 0.5)", "w"),
+                           ("half(8)", "h"), ("half(3)", "none"), ("flip(flip(m))", "m")]  # fmt: skip
+KNOWN = {"print volume(cube(2))": "$1 = 24", "print area_of(shape)": "$2 = 9", "print area(&shape)": "$3 = 9",
+         "print p.swapped()": "$4 = rust_calls::Point {x: 2, y: 1}", "print flip(m)": "$5 = rust_calls::Mixed::Int(2)",
+         "print boxed(0)": "$6 = core::option::Option<alloc::boxed::Box<i32, alloc::alloc::Global>>::None",
+         "print p.shift(10)": "$7 = 11", "print p": "$8 = rust_calls::Point {x: 11, y: 2}",
+         "whatis half(2)": "type = core::option::Option<i32>"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def program(builder: Builder) -> Path:
+    return MoreBuilder(builder.cache_dir).build_rust("rust_calls")
+
+
+def test_calls_like_gdb(program: Path) -> None:
+    expected = gdb_outputs_at(program, LOCATION, LIKE_GDB)
+    assert expected[0] == "$1 = 42", expected  # the oracle ran
+    got = console_at(program, LOCATION, LIKE_GDB, gdb_env())
+    assert list(zip(LIKE_GDB, got, strict=True)) == list(zip(LIKE_GDB, expected, strict=True))
+
+
+def test_values_passed_and_returned_as_rustc_does(program: Path) -> None:
+    commands = [f"print {text}" for pair in AS_THE_PROGRAM_COMPUTED for text in pair]
+    got = console_at(program, LOCATION, commands, gdb_env())
+    for index, (call, local) in enumerate(AS_THE_PROGRAM_COMPUTED):
+        called, kept = got[2 * index], got[2 * index + 1]
+        assert called.split(" = ", 1)[1] == kept.split(" = ", 1)[1], (call, called, local, kept)
+    assert got[0] == "$1 = rust_calls::Point {x: 4, y: 6}" and got[8].endswith("::Some(4)"), got
+
+
+def test_known_results(program: Path) -> None:
+    commands = list(KNOWN)
+    assert dict(zip(commands, console_at(program, LOCATION, commands, gdb_env()), strict=True)) == KNOWN
