@@ -5,7 +5,9 @@ the same program; where gdb calls a Rust function as C's (a scalar pair packed i
 register: `mk(4, 6)` is `{x: 4, y: 0}`; a struct of 24 bytes passed on the stack, which
 the callee reads through a pointer: `volume(cube(2))` faults; `Option<i32>`: an internal
 error), each result is compared with what the program itself computed and kept in a
-local (`q = mk(4, 6)`), or with its known value."""
+local (`q = mk(4, 6)`), or with its known value. A type's name stands for the type where no
+value has it, as gdb's name_to_operation: `ptype Point` (the frame's module's), `sizeof(Point)`;
+they were "No symbol 'Point' in current context"."""
 
 from __future__ import annotations
 
@@ -62,3 +64,15 @@ def test_values_passed_and_returned_as_rustc_does(program: Path) -> None:
 def test_known_results(program: Path) -> None:
     commands = list(KNOWN)
     assert dict(zip(commands, console_at(program, LOCATION, commands, gdb_env()), strict=True)) == KNOWN
+
+
+TYPE_NAMES = ["ptype Point", "whatis Point", "whatis rust_calls::Point", "ptype rust_calls::Span", "ptype Mixed",
+              "print sizeof(Point)", "print sizeof(rust_calls::Box3)", "ptype i32", "whatis &Point", "print Point",
+              "ptype Nosuch", "print p.x as u8"]  # fmt: skip
+
+
+def test_type_names_like_gdb(program: Path) -> None:
+    expected = gdb_outputs_at(program, LOCATION, TYPE_NAMES)
+    assert expected[0].startswith("type = struct rust_calls::Point {"), expected  # the oracle ran
+    got = console_at(program, LOCATION, TYPE_NAMES, gdb_env())
+    assert list(zip(TYPE_NAMES, got, strict=True)) == list(zip(TYPE_NAMES, expected, strict=True))

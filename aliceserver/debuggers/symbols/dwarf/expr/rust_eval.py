@@ -80,12 +80,16 @@ class RustEvaluator(Evaluator):
         return Value.of_bytes(self.builtins.of("()"), b"", self.ctx)
 
     def check_names(self, node: ast.Expr) -> None:
-        """Unknown names first, as gdb resolves them while parsing."""
+        """Unknown names first, as gdb resolves them while parsing (a type's name is known)."""
         stack: list[object] = [node]
         while stack:
             item = stack.pop()
             if isinstance(item, ast.Name):
-                self.name(item.name)
+                try:
+                    self.name(item.name)
+                except EvaluationError:
+                    if self.rust_type(item.name) is None:
+                        raise
             elif isinstance(item, tuple):
                 stack.extend(item)
             elif hasattr(item, "__dataclass_fields__"):
@@ -109,8 +113,27 @@ class RustEvaluator(Evaluator):
             raise EvaluationError(f"No symbol '{name}' in current context")
         return value
 
+    def rust_type(self, name: str) -> Type | None:
+        """gdb's rust_lookup_type: a primitive, else a bare name in the frame's module
+        (`Point` is `rcall::Point`), else the name as written."""
+        found = self.builtins.get(name)
+        if found is None and "::" not in name and self.scope:
+            found = self.symbols.lookup_type(f"{self.scope}::{name}")
+        return found if found is not None else self.symbols.lookup_type(name)
+
+    def type_named(self, node: ast.Expr) -> Type | None:
+        """The type a name stands for where no value of that name is (gdb's name_to_operation:
+        a variable, else a type)."""
+        if not isinstance(node, ast.Name):
+            return None
+        try:
+            self.name(node.name)
+        except EvaluationError:
+            return self.rust_type(node.name)
+        return None
+
     def resolve_type(self, tname: ast.TypeName) -> Type:
-        t = self.builtins.get(tname.base) or self.symbols.lookup_type(tname.base)
+        t = self.rust_type(tname.base)
         if t is None:
             raise EvaluationError(f"No type named {tname.base}.")
         for _ in range(tname.pointers):
@@ -133,6 +156,12 @@ class RustEvaluator(Evaluator):
             return self.index(self.eval(node.base), self.eval(node.index))
         if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
             return self.method_call(node.function, node.args)
+        if isinstance(node, ast.Unary) and node.op == "sizeof" and (named := self.type_named(node.operand)):
+            return self.sizeof(named)  # sizeof(Point)
+        if isinstance(node, ast.Name) and (named := self.type_named(node)) is not None:
+            if not self.type_only:  # ptype Point, whatis rcall::Point
+                raise EvaluationError("Attempt to use a type name as an expression")
+            return self.zero(named)
         return super().eval(node)
 
     def method_call(self, function: ast.Member, args: tuple[ast.Expr, ...]) -> Value:
@@ -185,6 +214,8 @@ class RustEvaluator(Evaluator):
     # --- operators ---------------------------------------------------------------------
     def unary(self, node: ast.Unary) -> Value:
         if node.op == "&":
+            if self.type_named(node.operand) is not None:  # (gdb: the type's zero value)
+                raise EvaluationError("Attempt to take address of value not located in memory.")
             pointer = self.address_of(self.eval(node.operand))
             return pointer.with_type(_rusty(pointer.type))
         if node.op == "*":  # no operator overloading (Deref) in gdb's Rust
