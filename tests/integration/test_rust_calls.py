@@ -7,7 +7,10 @@ the callee reads through a pointer: `volume(cube(2))` faults; `Option<i32>`: an 
 error), each result is compared with what the program itself computed and kept in a
 local (`q = mk(4, 6)`), or with its known value. A type's name stands for the type where no
 value has it, as gdb's name_to_operation: `ptype Point` (the frame's module's), `sizeof(Point)`;
-they were "No symbol 'Point' in current context"."""
+they were "No symbol 'Point' in current context". Literals as gdb's Rust parser makes them:
+`"text"` a `&str` of text copied into the program, `[1, 2, 3]`, `[0; 4]`, `Point { x: 3, ..p }`
+built in the program's memory (`&Point { .. }` passed by address), `Meters(2.0)`; they were
+"String literals are not supported in Rust expressions." and "unexpected token"."""
 
 from __future__ import annotations
 
@@ -76,3 +79,35 @@ def test_type_names_like_gdb(program: Path) -> None:
     assert expected[0].startswith("type = struct rust_calls::Point {"), expected  # the oracle ran
     got = console_at(program, LOCATION, TYPE_NAMES, gdb_env())
     assert list(zip(TYPE_NAMES, got, strict=True)) == list(zip(TYPE_NAMES, expected, strict=True))
+
+
+LITERALS = ['print "abc"', 'whatis "abc"', "print [1, 2, 3]", "whatis [1u8, 2]", "print [0; 4]",
+            "print Point { x: 3, y: 4 }", "print rust_calls::Point { x: 3, ..p }", 'print "a\\nb"',
+            'print "abc".length', "print [p, q]", "print [1, 2][1]", "print Point { z: 1 }",
+            "print twice([1, 2][0])", 'print letters("h\u00e9llo")', "print Point { x: 3, y: 4 }.y",
+            "print rust_calls::geo::dist2(&Point { x: 0, y: 0 }, &Point { x: 3, y: 4 })", "whatis [1, 2]"]  # fmt: skip
+
+
+def test_literals_like_gdb(program: Path) -> None:
+    expected = gdb_outputs_at(program, LOCATION, LITERALS)
+    assert expected[0] == '$1 = "abc"', expected  # the oracle ran
+    got = console_at(program, LOCATION, LITERALS, gdb_env())
+    assert list(zip(LITERALS, got, strict=True)) == list(zip(LITERALS, expected, strict=True))
+    assert console_at(program, LOCATION, ["print Point { x: 3 }"], gdb_env()) == ["$1 = rust_calls::Point {x: 3, y: 0}"]
+
+
+def test_literals_before_run_like_gdb(program: Path) -> None:
+    """A `&str`'s text and a struct are made in the program: gdb's error without one; an
+    array is made aside (gdb's too)."""
+    from tests.support.batch import ex, normalized, ours, theirs
+
+    commands = ['print "abc"', "print rust_calls::Point { x: 1, y: 2 }", "print [1, 2]", "print [7; 2][1]"]
+    args = ["-batch", "-nx", *ex(*commands), str(program)]
+    expected, got = theirs(args, program.parent), ours(args, program.parent)
+
+    def errors(text: str) -> list[str]:  # gdb -nx warns that it has no Rust printers to load
+        return [line for line in normalized(text).splitlines()
+                if not line.startswith(("warning: Missing auto-load script", "of file ", "Use `info auto-load"))]  # fmt: skip
+
+    assert (normalized(got.stdout), errors(got.stderr)) == (normalized(expected.stdout), errors(expected.stderr))
+    assert errors(got.stderr) == ["evaluation of this expression requires the target program to be active"] * 2

@@ -161,6 +161,23 @@ class MemoryAt:
 
 
 @dataclass(frozen=True, slots=True)
+class ArrayRepeat:
+    """Rust's `[value; count]`."""
+
+    value: Expr
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StructLit:
+    """Rust's `Point { x: 1, y: 2 }`, `Point { x: 1, ..p }` (gdb's rust_aggregate_operation)."""
+
+    path: str
+    fields: tuple[tuple[str, Expr], ...]
+    base: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ArrayLit:
     """gdb's `{1, 2, 3}`: an array of the elements, which live in no memory (OP_ARRAY)."""
 
@@ -217,6 +234,8 @@ Expr = (
     | Comma
     | MemoryAt
     | ArrayLit
+    | ArrayRepeat
+    | StructLit
     | Index
     | Member
     | TupleField

@@ -6,7 +6,8 @@ gdb's bounds checks, assignments giving `()`, and gdb's Rust error messages."""
 
 from __future__ import annotations
 
-from aliceserver.debuggers.symbols.dwarf.expr import ast
+from aliceserver.debuggers.symbols.dwarf.expr import ast, rust_literals
+from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
     is_arith,
@@ -146,7 +147,20 @@ class RustEvaluator(Evaluator):
         if isinstance(node, ast.IntLit) and node.type_name == "()":
             return self.unit()
         if isinstance(node, ast.StringLit):
-            raise EvaluationError("String literals are not supported in Rust expressions.")
+            return self.string_literal(node)
+        if isinstance(node, ast.ArrayLit):
+            return rust_literals.array(self, [self.eval(element) for element in node.elements])
+        if isinstance(node, ast.ArrayRepeat):
+            return rust_literals.array(self, [self.eval(node.value)] * node.count)
+        if isinstance(node, ast.StructLit):
+            t = self.struct_type(node.path)
+            caller = self.needs_program()
+            made = rust_literals.struct(self, t, [(name, self.eval(value)) for name, value in node.fields],
+                                        None if node.base is None else self.eval(node.base))  # fmt: skip
+            return self.placed(caller, made)
+        if isinstance(node, ast.Call) and (named := self.type_named(node.function)) is not None:
+            caller = self.needs_program()  # Meters(2.0)
+            return self.placed(caller, rust_literals.tuple_struct(self, named, [self.eval(a) for a in node.args]))
         if isinstance(node, ast.TupleField):
             return self.tuple_field(self.eval(node.base), node.index)
         if isinstance(node, ast.Assign):
@@ -163,6 +177,46 @@ class RustEvaluator(Evaluator):
                 raise EvaluationError("Attempt to use a type name as an expression")
             return self.zero(named)
         return super().eval(node)
+
+    def string_literal(self, node: ast.StringLit) -> Value:
+        """`"text"` is a `&str` of text copied into the program (gdb's: needs a live
+        program); `b"text"` an array of its bytes."""
+        if node.char_type == "u8":
+            return rust_literals.array(self, [Value.of_int(self.builtins.of("char"), b, self.ctx) for b in node.value])
+        text_type = self.symbols.lookup_type("&str")
+        if text_type is None:
+            raise EvaluationError("Could not find type '&str'")
+        if self.type_only:
+            return self.zero(text_type)
+        address = self.needs_program().allocate(node.value)
+        return Value.of_bytes(text_type, address.to_bytes(8, "little") + len(node.value).to_bytes(8, "little"),
+                              self.ctx)  # fmt: skip
+
+    def needs_program(self) -> FunctionCaller:
+        """What copies a value into the program, where gdb builds a literal (a `&str`'s
+        text, a struct): without a live program, gdb's error."""
+        from aliceserver.debuggers.symbols.dwarf.expr.calls import caller_of
+
+        caller = caller_of(self.symbols)
+        if caller is None and not self.type_only:
+            raise EvaluationError("evaluation of this expression requires the target program to be active")
+        assert caller is not None or self.type_only
+        return caller  # type: ignore[return-value]
+
+    def placed(self, caller: FunctionCaller | None, made: Value) -> Value:
+        """A literal struct in the program's memory, as gdb builds it (`&Point { .. }`
+        is an address there)."""
+        if caller is None or self.type_only:
+            return made
+        return Value(made.type, MemoryLoc(caller.allocate(made.data())), self.ctx)
+
+    def struct_type(self, path: str) -> StructType:
+        found = self.rust_type(path)
+        t = strip(found) if found is not None else None
+        if not isinstance(t, StructType):
+            raise EvaluationError(f"No type named {path}.") if t is None else EvaluationError(
+                f"{path} is not a struct type")  # fmt: skip
+        return t
 
     def method_call(self, function: ast.Member, args: tuple[ast.Expr, ...]) -> Value:
         """`x.m(..)` as gdb's rust_structop: the function `<x's type>::m` called with `x`

@@ -159,7 +159,7 @@ class _Parser(TokenCursor):
         if tok.kind == "string":
             self.next()
             assert isinstance(tok.value, tuple)
-            return ast.StringLit(bytes(tok.value[0]))
+            return ast.StringLit(bytes(tok.value[0]), "u8" if tok.value[1] else "str")  # b"..": bytes
         if tok.kind == "reg":
             self.next()
             return ast.Register(tok.text[1:])
@@ -167,7 +167,10 @@ class _Parser(TokenCursor):
             self.next()
             return ast.IntLit(int(tok.text == "true"), "bool")
         if tok.kind == "ident" and tok.text not in _KEYWORDS or self.at_op("::"):
-            return ast.Name(self.path())
+            path = self.path()
+            return self.struct_literal(path) if self.at_op("{") else ast.Name(path)
+        if self.at_op("["):
+            return self.array_literal()
         if self.at_op("("):
             self.next()
             if self.at_op(")"):
@@ -179,6 +182,47 @@ class _Parser(TokenCursor):
             self.expect(")")
             return inner
         raise self.error()
+
+    def array_literal(self) -> ast.Expr:
+        """`[a, b, c]` or `[value; count]`."""
+        self.expect("[")
+        first = self.assignment()
+        if self.at_op(";"):
+            self.next()
+            tok = self.next()
+            if tok.kind != "int":
+                raise self.error()
+            assert isinstance(tok.value, tuple)
+            self.expect("]")
+            return ast.ArrayRepeat(first, int(tok.value[0]))
+        elements = [first]
+        while self.at_op(","):
+            self.next()
+            if self.at_op("]"):
+                break
+            elements.append(self.assignment())
+        self.expect("]")
+        return ast.ArrayLit(tuple(elements))
+
+    def struct_literal(self, path: str) -> ast.StructLit:
+        """`Path { field: value, ... }`, optionally ending `..base`."""
+        self.expect("{")
+        fields: list[tuple[str, ast.Expr]] = []
+        base: ast.Expr | None = None
+        while not self.at_op("}"):
+            if self.at_op(".."):
+                self.next()
+                base = self.assignment()
+                break
+            name = self.next()
+            if name.kind != "ident" or name.text in _KEYWORDS:
+                raise self.error()
+            self.expect(":")
+            fields.append((name.text, self.assignment()))
+            if not self.at_op("}"):
+                self.expect(",")
+        self.expect("}")
+        return ast.StructLit(path, tuple(fields), base)
 
     def path(self) -> str:
         """`a::b::c`, with `crate`, `self` and `super` resolved against the frame's scope."""
