@@ -13,7 +13,13 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import cast
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import MAX_VALUE_SIZE
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_tuple_struct
-from aliceserver.debuggers.symbols.dwarf.types import ArrayType, ReferenceType, StructType, Type, strip
+from aliceserver.debuggers.symbols.dwarf.types import (
+    ArrayType,
+    ReferenceType,
+    StructType,
+    Type,
+    strip,
+)
 from aliceserver.debuggers.symbols.dwarf.values import Value
 
 if TYPE_CHECKING:
