@@ -53,7 +53,8 @@ TEMPLATE_COMMANDS = [f"break cpp_template_names.cpp:{TEMPLATE_MAIN}", "run",
                      "print twice<int>", "print twice<double>(2.5)", "print &twice<int>", "whatis twice<int>",
                      "print std::numeric_limits<int>::digits", "print std::vector<int>::nothing",
                      "print Nope<int>::x", "print c.value < 3", "print c.value > 3",
-                     "ptype pool", "whatis pool", "whatis &pool", "whatis pinned_ref", "whatis &pinned"]  # fmt: skip
+                     "ptype pool", "whatis pool", "whatis &pool", "whatis pinned_ref", "whatis &pinned",
+                     "print twice<long>(2)", "print std::get<0>(c)", "print nosuch<int>(c)"]  # fmt: skip
 
 
 def test_template_names_like_gdb(builder: Builder) -> None:
@@ -64,6 +65,9 @@ def test_template_names_like_gdb(builder: Builder) -> None:
     program = MoreBuilder(builder.cache_dir).build_cpp("cpp_template_names", CPP_FLAGS)
     shown = output_like_gdb(program, TEMPLATE_COMMANDS)
     assert "$1 = 3" in shown and "<twice<int>(int)>" in shown and "= 5\n" in shown
+    # a name written with its template arguments against it is one name to gdb's lexer
+    # (find_template_name_end), told so where it names nothing (was `No symbol "get"`)
+    assert 'No symbol "get<0>" in namespace "std".' in shown and 'No symbol "twice<long>" in current' in shown
 
 
 TEMPORARY_MAIN = marker_line(PROGRAMS_DIR / "cpp_temporaries.cpp", "main")

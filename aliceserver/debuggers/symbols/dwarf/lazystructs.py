@@ -76,6 +76,8 @@ def unit_header(head: bytes, little_endian: bool) -> tuple[Container, int, int] 
         return int.from_bytes(head[at : at + size], order)
 
     wide = number(0, 4) == 0xFFFFFFFF
+    if not wide and number(0, 4) >= 0xFFFFFF00:  # reserved: pyelftools' parse fails there too
+        return None
     at = 12 if wide else 4
     offset_size = 8 if wide else 4
     if len(head) < at + 2:

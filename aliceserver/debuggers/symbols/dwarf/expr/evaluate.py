@@ -227,6 +227,10 @@ class Evaluator:
             if isinstance(item, ast.Call) and scoped_class(self, item.function) is not None:
                 stack.append(item.args)  # Cls::f(x): a static member, looked up when called
                 continue
+            if isinstance(item, ast.Call) and isinstance(item.function, ast.Name) and self.symbols.cplus and (
+                    "::" not in item.function.name):  # fmt: skip
+                stack.extend((item.function, item.args))  # gdb's UNKNOWN_CPP_NAME call: its arguments first
+                continue
             if isinstance(item, ast.Name):
                 if "::" in item.name and (((scoped := self._class_field(item.name)) and scoped[2])
                                           or self._virtual_method(item.name)):  # fmt: skip

@@ -386,6 +386,14 @@ class _Parser(TokenCursor):
         if self.is_name(name + text):
             self.pos = end + 1
             return name + text
+        before = self.tokens[self.pos - 1]
+        if self.is_name is not _never and self.tok.pos == before.pos + len(before.text) and (
+                _gdb_template_end(self.text, self.tok.pos) == self.tokens[end].pos + 1):  # fmt: skip
+            # gdb's lexer takes `get<0>` written so, `<` against the name, as one name
+            # (find_template_name_end), which names nothing here: told as written
+            written = self.text[self.tok.pos : self.tokens[end].pos + 1]
+            self.pos = end + 1
+            return name + written
         return name
 
     def member_name(self) -> str:
@@ -532,6 +540,43 @@ def _canonical(words: list[str]) -> str:
     if base in ("short", "long", "long long", "int"):
         return f"unsigned {base}" if unsigned else base
     return base
+
+
+_TEMPLATE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,&*()[]")
+
+
+def _gdb_template_end(text: str, start: int) -> int | None:
+    """gdb's find_template_name_end: where the template argument list at text[start]
+    (a `<`) ends, past its `>`, if gdb's lexer would read it as part of a name."""
+    depth, seen_right, seen_colon, seen_space = 1, False, 0, False  # gdb's just_seen_*
+    for i in range(start + 1, len(text)):
+        c = text[i]
+        if c in "'\"{}":
+            return None
+        if c == "<":
+            depth += 1
+            if seen_colon or seen_right or seen_space:
+                return None
+        elif c == ">":
+            if seen_colon or seen_right:
+                return None
+            seen_right = True
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c == ":":
+            if seen_space or seen_colon > 1:
+                return None
+            seen_colon += 1
+        elif c != " " and c not in _TEMPLATE_CHARS:
+            return None
+        if c != " ":
+            seen_space = False  # (gdb's never becomes true: a space only passes)
+        if c != ":":
+            seen_colon = 0
+        if c != ">":
+            seen_right = False
+    return None
 
 
 def _template_text(tokens: list[Token], index: int) -> tuple[str, int, bool] | None:
