@@ -1,7 +1,9 @@
 """Calls into the program from DAP's evaluate and the agent's debug_evaluate
 (tests/programs/infcall.c): DAP's repl and watch contexts run them; a hover does not, as
 lldb-vscode-16 (which answers `error: No value` there) - ours says why; the agent's
-evaluate runs them."""
+evaluate runs them. The variable references a client holds stay good after a call (a
+watch's `twice(3)`, then a struct listed before expanded): they were all dropped as if
+the program had been resumed ("no variable reference N")."""
 
 from __future__ import annotations
 
@@ -63,6 +65,23 @@ def test_dap_hover_says_why_it_does_not_call(program: Path) -> None:
         seq = client.send_request("evaluate", {"expression": "twice(3)", "context": "hover", "frameId": frame})
         reply = client.response(seq)
         assert not reply["success"] and "hover does not call" in reply["message"]
+    finally:
+        client.close()
+
+
+def test_dap_references_outlive_a_call(program: Path) -> None:
+    client = DapClient.spawn(alice_argv())
+    try:
+        session = start_session(client, program, breakpoints={PROGRAMS_DIR / SOURCE: [marker_line(SOURCE, "main")]})
+        frame = client.call("stackTrace", {"threadId": session.thread_id})["stackFrames"][0]["id"]
+        scope = client.call("scopes", {"frameId": frame})["scopes"][0]["variablesReference"]
+        listed = {v["name"]: v for v in client.variables(scope)}
+        pair = listed["p"]["variablesReference"]
+        assert pair > 0
+        called = client.call("evaluate", {"expression": "twice(3)", "context": "watch", "frameId": frame})
+        assert called["result"] == "6"
+        assert [(v["name"], v["value"]) for v in client.variables(pair)] == [("a", "3"), ("b", "4")]
+        assert {v["name"] for v in client.variables(scope)} == set(listed)
     finally:
         client.close()
 

@@ -53,7 +53,8 @@ def _subscripts(session: DapSession, ref: ValueRef, named: list[tuple[str, Varia
     kid, frame = named[first][1], ref.frame
     try:
         found = session.debugger.evaluate(wanted[first] or "", frame.thread_id if frame else None,
-                                          frame.level if frame else 0, dynamic=session.state.dynamic)  # fmt: skip
+                                          frame.level if frame else 0, dynamic=session.state.dynamic,
+                                          calls=False)  # (a Rust `m["key"]` would copy its text into the program)
     except AliceError:
         return none
     same = (found.value, found.type, found.address) == (kid.value, kid.type, kid.address)

@@ -191,7 +191,7 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self.set_remote_timeouts = self._remote.set_timeouts  # `set remotetimeout` mid-session
         self._run = Execution(access, self._live, self._remote, self._cores, self._stop_cache)  # live or remote
         callers = ProgramCallers(access, self._remote, self.call_settings, self._tracker, self._symbols,
-                                 self._forget_stop_state)  # f(x) in expressions, live or remote
+                                 self._after_program_call)  # f(x) in expressions, live or remote
         calls = DummyFrames(self.call_settings, lambda: self._tracker.entry)
         self._frames = Frames(access, self._variables, self._stop_cache, calls)
         self._user_breakpoints = UserBreakpoints(access, self._breakpoints, self._remote, self._run,
@@ -300,6 +300,14 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
         self._frames.forget()
         self._stop_cache.forget()
         self._variables.clear()
+
+    def _after_program_call(self) -> None:
+        """A call in an expression ran the program: what was read may differ now, but the
+        client's variable references stay (gdb's varobjs do): a DAP client expands them
+        after a watch or console call (`twice(3)`) without listing the scopes again."""
+        self._frames.forget()
+        self._stop_cache.forget()
+        self._variables.values_changed()
 
     # --- a new image or library: symbols and traps -------------------------------------
     def _new_source_symbols(self) -> None:
