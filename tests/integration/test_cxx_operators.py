@@ -121,3 +121,15 @@ def test_step_into_shared_ptr_arrow_like_gdb(builder: Builder) -> None:
     arrow = "std::__shared_ptr_access<Item, (__gnu_cxx::_Lock_policy)2, false, false>::operator->"
     assert f"\n{arrow} (this=0x" in shown and f"#0  {arrow} (this=0x" in shown
     assert f"Value returned is $1 = ({arrow[: -len('operator->')]}element_type *) 0x" in shown
+
+
+def test_bool_literals_and_no_frame_language_like_gdb(builder: Builder) -> None:
+    """C++'s `true` and `false` (gdb's TRUEKEYWORD, FALSEKEYWORD): they were `No symbol
+    "true" in current context.`. Before `run` and after the program ended there is no
+    frame: expressions are read in the language of main's unit, C++ here (after the end
+    they were read in the held loader's frame, as C)."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_std_calls", CPP_FLAGS)
+    literals = ["whatis true", "print true", "print !true", "print true + 1", "print false || true", "print (int)true"]
+    shown = output_like_gdb(program, [*literals, f"break cpp_std_calls.cpp:{STD_MAIN}", "run", *literals,
+                                      "print fixed.get() == 7", "continue", *literals])  # fmt: skip
+    assert shown.count("type = bool\n") == 3 and "$1 = true\n$2 = false\n$3 = 2\n$4 = true\n$5 = 1\n" in shown

@@ -130,11 +130,13 @@ def test_before_run_reads_rust_like_gdb(program: Path) -> None:
     DW_AT_main_subprogram). They were read as C (`Invalid number "5u8".`)."""
     from tests.support.batch import ex, normalized, ours, theirs
 
-    args = ["-batch", "-nx", *ex("print 5u8", "print 7 / 2", "whatis 1u64", "print 1 == 1", "print nosuch",
-                                 "print rust_values::ANSWER"), str(program)]  # fmt: skip
+    before = ["print 5u8", "print 7 / 2", "whatis 1u64", "print 1 == 1", "print nosuch", "print rust_values::ANSWER"]
+    # and after the program ended (no frame again: it was read in the held loader's, as C)
+    args = ["-batch", "-nx", *ex(*before, "run", *before), str(program)]
     expected, got = theirs(args, program.parent), ours(args, program.parent)
     assert normalized(got.stdout) == normalized(expected.stdout)
     assert got.stdout.splitlines()[:4] == ["$1 = 5", "$2 = 3", "type = u64", "$3 = true"]
     said = [line for line in got.stderr.splitlines() if "symbol" in line]  # (gdb also warns of
     assert said == [line for line in expected.stderr.splitlines() if "symbol" in line]  # its missing printers)
-    assert said == ["No symbol 'nosuch' in current context", "No symbol 'rust_values::ANSWER' in current context"]
+    assert said == ["No symbol 'nosuch' in current context", "No symbol 'rust_values::ANSWER' in current context"] * 2
+    assert got.stdout.splitlines()[-4:] == ["$4 = 5", "$5 = 3", "type = u64", "$6 = true"]

@@ -179,6 +179,12 @@ class ProcessAccess:
         config = self.launch_config
         return config is not None and config.symbols_only and not config.relocated
 
+    def held_for_symbols(self) -> bool:
+        """A process held for its symbols, before a run or after one ended: gdb has no
+        frame then (the held one's, in the loader, is none of the user's)."""
+        config = self.launch_config
+        return config is not None and config.symbols_only
+
     def hidden(self, address: int) -> bool:
         """Before run, an address outside the program's image: gdb has read its file alone,
         so it has no symbol or memory there (the held process's loader and stack are none

@@ -81,7 +81,7 @@ class Expressions:
         if program_only:  # (and no memory but the program's image)
             view = replace(view, read=partial(self._program_read, view.read))
         frame_symbols = None
-        if symbols is not None and not program_only:
+        if symbols is not None and not self._engine.held_for_symbols():
             scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer)
             frame_symbols = FrameSymbols(symbols, view, scope)
         own = symbols if frame_symbols is not None else None
@@ -110,7 +110,7 @@ class Expressions:
                                   functions=partial(self._source.function_symbol, program_only=program_only),
                                   data=partial(data_symbol, self._source, program_only=program_only),
                                   input_radix=self._values.input_radix, strict_types=self.strict_types,
-                                  unit=self._program_unit() if program_only else None,
+                                  unit=self._program_unit() if frame_symbols is None else None,
                                   home=self._home_unit() if frame_symbols is None else None)  # fmt: skip
 
     def _home_unit(self) -> tuple[ModuleSymbols, CompileUnit] | None:

@@ -60,6 +60,10 @@ class EngineServices(Protocol):
         """Before run: gdb has read the program's symbols alone (ours hold the loader's too)."""
         ...
 
+    def held_for_symbols(self) -> bool:
+        """Before run or after the program ended: no frame is the user's."""
+        ...
+
     def hidden(self, address: int) -> bool:
         """Before run: an address outside the program's image (no symbol, no memory)."""
         ...

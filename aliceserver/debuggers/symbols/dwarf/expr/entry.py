@@ -152,7 +152,8 @@ def parse_expression(text: str, symbols: EvalSymbols | None = None) -> ast.Expr:
             return parse_rust(text, scope)
         radix: int = getattr(symbols, "input_radix", 10)  # gdb's input-radix, where the engine set one
         is_name = (lambda name: symbols.lookup(name) is not None) if symbols is not None else None
-        return parse(text, is_type if symbols is not None else None, radix, is_name)
+        cplus = symbols is not None and bool(symbols.cplus)
+        return parse(text, is_type if symbols is not None else None, radix, is_name, cplus)
     except SyntaxNear as exc:
         if symbols is not None:  # `print nosuch )`: gdb's No symbol "nosuch", met first
             evaluator = Evaluator(symbols)

@@ -38,11 +38,13 @@ _NAMED_CASTS = frozenset(("dynamic_cast", "static_cast", "reinterpret_cast", "co
 
 
 def parse(text: str, is_type: Callable[[str], bool] | None = None, radix: int = 10,
-          is_name: Callable[[str], bool] | None = None) -> ast.Expr:  # fmt: skip
+          is_name: Callable[[str], bool] | None = None, cplus: bool = False) -> ast.Expr:  # fmt: skip
     """Parse one expression; `is_type` says which identifiers name types (for casts),
     `is_name` which name a function or variable (`twice<int>`: a template's instance, not
-    `twice < int > ...`); `radix`: gdb's input-radix."""
-    return _Parser(tokenize(text, radix), is_type or _never, text, is_name or _never).parse_all()
+    `twice < int > ...`); `radix`: gdb's input-radix; `cplus`: C++'s `true` and `false`."""
+    parser = _Parser(tokenize(text, radix), is_type or _never, text, is_name or _never)
+    parser.cplus = cplus
+    return parser.parse_all()
 
 
 def _never(_name: str) -> bool:
@@ -96,6 +98,7 @@ class _Parser(TokenCursor):
         self.is_name = is_name
         self.text = text
         self.names: list[str] = []  # the names parsed so far, in order
+        self.cplus = False  # C++'s keywords
 
     def error(self) -> EvaluationError:
         """gdb's words, with the rest of the input from the token it stopped at."""
@@ -458,6 +461,9 @@ class _Parser(TokenCursor):
         if tok.kind == "ident":
             if tok.text == "sizeof":
                 raise self.error()
+            if self.cplus and tok.text in ("true", "false"):  # gdb's TRUEKEYWORD, FALSEKEYWORD (C++)
+                self.next()
+                return ast.IntLit(int(tok.text == "true"), "bool")
             if tok.text in _NAMED_CASTS and self.peek().kind == "op" and self.peek().text == "<":
                 self.next()
                 return self.named_cast(tok.text)
