@@ -133,3 +133,19 @@ def test_bool_literals_and_no_frame_language_like_gdb(builder: Builder) -> None:
     shown = output_like_gdb(program, [*literals, f"break cpp_std_calls.cpp:{STD_MAIN}", "run", *literals,
                                       "print fixed.get() == 7", "continue", *literals])  # fmt: skip
     assert shown.count("type = bool\n") == 3 and "$1 = true\n$2 = false\n$3 = 2\n$4 = true\n$5 = 1\n" in shown
+
+
+CPLUS_WORDS = ["print true and false", "print not true", "print 1 bitor 2", "print compl 0", "print 5 xor 1",
+               "print true or false", "print 1 not_eq 2", "print alignof(int)", "print alignof(Counter)",
+               "print int(3)", "print char(65)", "print decltype(counter)", "print new int", "print delete p",
+               "print template", "print operator", "print alignof(counter)"]  # fmt: skip
+
+
+def test_cplus_keywords_like_gdb(builder: Builder) -> None:
+    """C++'s alternative tokens (`and`, `not`, `bitor`, `compl`, `not_eq`...) and `alignof`, as
+    gdb's lexer reads them in C++ (they were names: `No symbol "not"`), and gdb's syntax
+    errors where its grammar has no rule (`int(3)`, `new int`, `decltype(x)`)."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_std_calls", CPP_FLAGS)
+    shown = output_like_gdb(program, [f"break cpp_std_calls.cpp:{STD_MAIN}", "run", *CPLUS_WORDS])
+    assert "$1 = false\n$2 = false\n$3 = 3\n$4 = -1\n$5 = 4\n$6 = true\n$7 = true\n$8 = 4\n$9 = 4\n" in shown
+    assert "A syntax error in expression, near `3)'." in shown

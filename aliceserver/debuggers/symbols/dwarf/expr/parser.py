@@ -42,9 +42,26 @@ def parse(text: str, is_type: Callable[[str], bool] | None = None, radix: int = 
     """Parse one expression; `is_type` says which identifiers name types (for casts),
     `is_name` which name a function or variable (`twice<int>`: a template's instance, not
     `twice < int > ...`); `radix`: gdb's input-radix; `cplus`: C++'s `true` and `false`."""
-    parser = _Parser(tokenize(text, radix), is_type or _never, text, is_name or _never)
+    tokens = tokenize(text, radix)
+    parser = _Parser(_cplus_tokens(tokens) if cplus else tokens, is_type or _never, text, is_name or _never)
     parser.cplus = cplus
     return parser.parse_all()
+
+
+# C++'s alternative tokens and keywords as gdb's lexer reads them (c-exp.y's ident_tokens, FLAG_CXX)
+_CPLUS_ALTERNATIVES = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^",
+                       "compl": "~", "not_eq": "!=", "and_eq": "&=", "or_eq": "|=", "xor_eq": "^="}  # fmt: skip
+
+
+def _cplus_tokens(tokens: list[Token]) -> list[Token]:
+    out = []
+    for tok in tokens:
+        if tok.kind == "ident" and tok.text in _CPLUS_ALTERNATIVES:
+            tok = Token("op", _CPLUS_ALTERNATIVES[tok.text], tok.pos)
+        elif tok.kind == "ident" and tok.text == "alignof":
+            tok = Token("ident", "_Alignof", tok.pos)
+        out.append(tok)
+    return out
 
 
 def _never(_name: str) -> bool:
@@ -464,6 +481,16 @@ class _Parser(TokenCursor):
             if self.cplus and tok.text in ("true", "false"):  # gdb's TRUEKEYWORD, FALSEKEYWORD (C++)
                 self.next()
                 return ast.IntLit(int(tok.text == "true"), "bool")
+            if self.cplus and tok.text in ("new", "delete"):
+                raise self.error()
+            if self.cplus and (tok.text == "template" or (tok.text == "operator" and self.peek().kind == "end")):
+                self.next()  # (gdb's grammar wants what comes after them)
+                raise self.error()
+            if (tok.text in _TYPE_WORDS or (self.cplus and tok.text == "decltype")) and (
+                    self.peek().kind == "op" and self.peek().text == "("):  # fmt: skip
+                self.next()
+                self.next()
+                raise self.error()  # `int(3)`: gdb's grammar has no functional cast
             if tok.text in _NAMED_CASTS and self.peek().kind == "op" and self.peek().text == "<":
                 self.next()
                 return self.named_cast(tok.text)
