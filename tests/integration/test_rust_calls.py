@@ -10,7 +10,9 @@ value has it, as gdb's name_to_operation: `ptype Point` (the frame's module's), 
 they were "No symbol 'Point' in current context". Literals as gdb's Rust parser makes them:
 `"text"` a `&str` of text copied into the program, `[1, 2, 3]`, `[0; 4]`, `Point { x: 3, ..p }`
 built in the program's memory (`&Point { .. }` passed by address), `Meters(2.0)`; they were
-"String literals are not supported in Rust expressions." and "unexpected token"."""
+"String literals are not supported in Rust expressions." and "unexpected token". Ranges (`1..3`, `..`, `2..=5`) and slices of arrays and slices by them
+(`&primes[1..3]`, gdb's `&[*gdb*]`), with gdb's bounds errors; they were "Ranges are not
+supported in expressions."."""
 
 from __future__ import annotations
 
@@ -111,3 +113,18 @@ def test_literals_before_run_like_gdb(program: Path) -> None:
 
     assert (normalized(got.stdout), errors(got.stderr)) == (normalized(expected.stdout), errors(expected.stderr))
     assert errors(got.stderr) == ["evaluation of this expression requires the target program to be active"] * 2
+
+
+RANGES = ["print primes[1..3]", "print/r &primes[1..3]", "print/r &primes[..2]", "print/r &primes[2..]",
+          "print/r &primes[..]", "print/r &primes[1..=2]", "print &primes[3..1]", "print &primes[0..9]",
+          "print/r &tail[1..]", "print 1..3",
+          "print ..", "print 2..", "print ..5", "print 1..=3", "print 1u8..3", "whatis 1..3",
+          "print (&primes[1..3])[1]", "print &primes[-1..2]", "whatis -1", "whatis -1i8", "print -5u8"]  # fmt: skip
+
+
+def test_ranges_and_slices_like_gdb(program: Path) -> None:
+    """(print/r: gdb -nx loads no Rust printers; ours shows `&[*gdb*](size=2) = {3, 5}` with them, as rust-gdb)"""
+    expected = gdb_outputs_at(program, LOCATION, RANGES)
+    assert expected[0] == "Can't take slice of array without '&'", expected  # the oracle ran
+    got = console_at(program, LOCATION, RANGES, gdb_env())
+    assert list(zip(RANGES, got, strict=True)) == list(zip(RANGES, expected, strict=True))

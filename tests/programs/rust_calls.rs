@@ -134,8 +134,10 @@ fn main() {
     let none = half(3);
     let k = boxed(5);
     let m = flip(Mixed::Int(2));
+    let primes = [2, 3, 5, 7];
+    let tail = &primes[1..];
     let total = twice(3) + geo::dist2(&p, &q) + brightness(c) as i32 + volume(b) as i32 + letters(name) as i32
         + p.norm1() + p.swapped().x + p.shift(0) + area(&shape) as i32 + area_of(Shape::Circle(1.0)) as i32;
     note(total);
-    println!("{} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}", total, q, c, b, w, h, none, k, m);  // @bp:calls
+    println!("{} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}", total, q, c, b, w, h, none, k, m, tail);  // @bp:calls
 }

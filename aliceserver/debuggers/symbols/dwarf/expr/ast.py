@@ -169,6 +169,15 @@ class ArrayRepeat:
 
 
 @dataclass(frozen=True, slots=True)
+class Range:
+    """Rust's `a..b`, `a..=b`, `a..`, `..b`, `..`."""
+
+    low: Expr | None
+    high: Expr | None
+    inclusive: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class StructLit:
     """Rust's `Point { x: 1, y: 2 }`, `Point { x: 1, ..p }` (gdb's rust_aggregate_operation)."""
 
@@ -235,6 +244,7 @@ Expr = (
     | MemoryAt
     | ArrayLit
     | ArrayRepeat
+    | Range
     | StructLit
     | Index
     | Member

@@ -166,8 +166,15 @@ class RustEvaluator(Evaluator):
         if isinstance(node, ast.Assign):
             self.assign(node)
             return self.unit()  # gdb's Rust assignment is an expression of type ()
+        if isinstance(node, ast.Range):
+            self.needs_program()  # (gdb builds it in the program's memory)
+            return rust_literals.range_value(self, None if node.low is None else self.eval(node.low),
+                                             None if node.high is None else self.eval(node.high), node.inclusive)
         if isinstance(node, ast.Index):  # no operator overloading: Vec is not indexed
-            return self.index(self.eval(node.base), self.eval(node.index))
+            index = self.eval(node.index)
+            if rust_literals.is_range(index):
+                raise EvaluationError("Can't take slice of array without '&'")
+            return self.index(self.eval(node.base), index)
         if isinstance(node, ast.Call) and isinstance(node.function, ast.Member):
             return self.method_call(node.function, node.args)
         if isinstance(node, ast.Unary) and node.op == "sizeof" and (named := self.type_named(node.operand)):
@@ -270,10 +277,17 @@ class RustEvaluator(Evaluator):
         if node.op == "&":
             if self.type_named(node.operand) is not None:  # (gdb: the type's zero value)
                 raise EvaluationError("Attempt to take address of value not located in memory.")
+            if isinstance(node.operand, ast.Index) and rust_literals.is_range(index := self.eval(node.operand.index)):
+                return self.sliced(self.eval(node.operand.base), index)  # &a[1..3]
             pointer = self.address_of(self.eval(node.operand))
             return pointer.with_type(_rusty(pointer.type))
         if node.op == "*":  # no operator overloading (Deref) in gdb's Rust
             return self.deref(self.eval(node.operand))
+        if node.op == "-":  # gdb's unop_promote: to C's int below its size, else the operand's
+            value = self.rvalue(self.eval(node.operand))  # type (`-1` is an i32, `-1i8` an int)
+            if is_arith(value.type) and strip(value.type).rust and (is_floating(value.type) or strip(value.type).size >= 4):
+                return make(value.type, -to_number(value), self.ctx)
+            return super().unary(node)
         if node.op == "!":
             value = self.rvalue(self.eval(node.operand))
             t = strip(value.type)
@@ -343,6 +357,40 @@ class RustEvaluator(Evaluator):
                 return Value(element, MemoryLoc(start.location.address + i * element.size), self.ctx)
             return start.element(i)
         return Value(element, MemoryLoc((start.as_int() + i * element.size) & ((1 << 64) - 1)), self.ctx)
+
+    def sliced(self, base: Value, bounds: Value) -> Value:
+        """`&base[range]` as gdb's rust_subscript: a slice of an array, a slice or a pointer."""
+        t = strip(base.type)
+        low, high = rust_literals.range_bounds(bounds)
+        if isinstance(t, ArrayType):
+            if not isinstance(base.location, MemoryLoc):
+                raise EvaluationError("Attempt to take address of value not located in memory.")
+            start, length, element, name = base.location.address, t.count or 0, t.element, "&[*gdb*]"
+        elif isinstance(t, StructType) and is_slice(t):
+            fields = {m.name: m for m in t.members}
+            pointer = strip(fields["data_ptr"].type)
+            if not isinstance(pointer, PointerType):
+                raise EvaluationError("Cannot subscript non-array type")
+            start, element = base.member_value(fields["data_ptr"]).as_int(), pointer.target
+            length, name = base.member_value(fields["length"]).as_int(), t.tag or "&[*gdb*]"
+        elif isinstance(t, PointerType):
+            start, length, element, name = base.as_int(), (1 << 63) - 1, t.target, "&[*gdb*]"
+        else:
+            raise EvaluationError("Cannot subscript non-array type")
+        low = 0 if low is None else low
+        if low < 0:
+            raise EvaluationError("Index less than zero")
+        if low > length:
+            raise EvaluationError("Index greater than length")
+        high = length if high is None else high
+        if high < 0:
+            raise EvaluationError("High index less than zero")
+        if low > high:
+            raise EvaluationError("Low index greater than high index")
+        if high > length:
+            raise EvaluationError("High index greater than length")
+        usize = self.builtins.of("usize")
+        return rust_literals.slice_value(self, name, element, usize, start + low * element.size, high - low)
 
     def deref_all(self, value: Value) -> Value:
         for _ in range(64):

@@ -53,9 +53,13 @@ class _Parser(TokenCursor):
     def assignment(self) -> ast.Expr:
         self.enter()
         try:
+            if self.at_op("..", "..="):  # `..b`, `..`
+                return self.range(None)
             left = self.binary(1)
-            if self.at_op("..", "..=", "..."):
-                raise EvaluationError("Ranges are not supported in expressions.")
+            if self.at_op("..", "..="):
+                return self.range(left)
+            if self.at_op("..."):
+                raise self.error()
             if self.tok.kind == "op" and self.tok.text in _ASSIGN_OPS:
                 op = self.next().text
                 return ast.Assign(op, left, self.assignment())
@@ -182,6 +186,13 @@ class _Parser(TokenCursor):
             self.expect(")")
             return inner
         raise self.error()
+
+    def range(self, low: ast.Expr | None) -> ast.Range:
+        inclusive = self.next().text == "..="
+        ends = self.tok.kind == "end" or (self.tok.kind == "op" and self.tok.text in (")", "]", ",", "}"))
+        if ends and inclusive:
+            raise self.error()  # `a..=` needs its end
+        return ast.Range(low, None if ends else self.binary(1), inclusive)
 
     def array_literal(self) -> ast.Expr:
         """`[a, b, c]` or `[value; count]`."""
