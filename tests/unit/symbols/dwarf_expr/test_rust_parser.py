@@ -74,12 +74,19 @@ def test_casts_and_precedence() -> None:
     ("text", "message"),
     [("(1, 2)", "Tuple expressions not supported yet"), ("x.", "field name expected"),
      ("x.as", "field name expected"), ("~5", "unexpected token"), ("1 +", "unexpected end"),
-     ("5q8", "Invalid integer suffix"), ("1..3", "Ranges are not supported"),
+     ("5q8", "Invalid integer suffix"), ("1..=", "unexpected end"), ("1...3", "unexpected token"),
      ("'ab'", "Character constant too long"), ("b'é'", "Non-ASCII value")],
 )  # fmt: skip
 def test_errors(text: str, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         parse_rust(text)
+
+
+def test_ranges() -> None:
+    assert parse_rust("1..3") == ast.Range(ast.IntLit(1, "i32"), ast.IntLit(3, "i32"))
+    assert parse_rust("..") == ast.Range(None, None)
+    assert parse_rust("..=5") == ast.Range(None, ast.IntLit(5, "i32"), inclusive=True)
+    assert parse_rust("a[2..]") == ast.Index(ast.Name("a"), ast.Range(ast.IntLit(2, "i32"), None))
 
 
 @given(st.lists(st.integers(min_value=0, max_value=99), min_size=1, max_size=6))
