@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 from aliceserver.debuggers.symbols.dwarf.expr.convert import cast
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import MAX_VALUE_SIZE
+from aliceserver.debuggers.symbols.dwarf.expr.unplaced import array_literal
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.rust_types import is_tuple_struct
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     Member,
     PointerType,
-    ReferenceType,
     StructType,
     Type,
     strip,
@@ -29,19 +29,13 @@ if TYPE_CHECKING:
 
 
 def array(ev: Evaluator, elements: list[Value]) -> Value:
-    """gdb's value_array, typed as Rust's `[T; N]`."""
-    if not elements:
-        raise EvaluationError("bad array bounds (0, -1)")
-    elements = [ev.target(e) if isinstance(strip(e.type), ReferenceType) else e for e in elements]
-    first = elements[0].type
-    if any(element.type.size != first.size for element in elements):
-        raise EvaluationError("array elements must all be the same size")
-    size = first.size * len(elements)
+    """gdb's value_array, typed as Rust's `[T; N]` (`[0; 100000]` within max-value-size)."""
+    size = elements[0].type.size * len(elements) if elements else 0
     if size > MAX_VALUE_SIZE:
         raise EvaluationError(f"value requires {size} bytes, which is more than max-value-size")
-    t = ArrayType(first, len(elements))
-    t.rust = True
-    return Value.of_bytes(t, b"".join(element.data() for element in elements), ev.ctx)
+    made = array_literal(ev, elements)
+    made.type.rust = True
+    return made
 
 
 def struct(ev: Evaluator, t: StructType, fields: list[tuple[str, Value]], base: Value | None) -> Value:
