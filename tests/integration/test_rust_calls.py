@@ -87,7 +87,8 @@ LITERALS = ['print "abc"', 'whatis "abc"', "print [1, 2, 3]", "whatis [1u8, 2]",
             "print Point { x: 3, y: 4 }", "print rust_calls::Point { x: 3, ..p }", 'print "a\\nb"',
             'print "abc".length', "print [p, q]", "print [1, 2][1]", "print Point { z: 1 }",
             "print twice([1, 2][0])", 'print letters("h\u00e9llo")', "print Point { x: 3, y: 4 }.y",
-            "print rust_calls::geo::dist2(&Point { x: 0, y: 0 }, &Point { x: 3, y: 4 })", "whatis [1, 2]"]  # fmt: skip
+            "print rust_calls::geo::dist2(&Point { x: 0, y: 0 }, &Point { x: 3, y: 4 })", "whatis [1, 2]",
+            'print b"ab"', 'print b"a\\x01"', 'print sizeof(b"ab")']  # fmt: skip
 
 
 def test_literals_like_gdb(program: Path) -> None:

@@ -15,6 +15,7 @@ from aliceserver.debuggers.symbols.dwarf.format import FormatOptions
 from aliceserver.debuggers.symbols.dwarf.literals import string_literal
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, MemoryLoc
 from aliceserver.debuggers.symbols.dwarf.rust_types import (
+    BYTE,
     is_slice,
     is_tuple,
     is_tuple_struct,
@@ -57,6 +58,8 @@ def rust_value(out: Formatter, value: Value, depth: int) -> str | None:
             return _slice(out, value, t, depth)
         return _struct(out, value, t, depth)
     if isinstance(t, ArrayType):
+        if t.element is BYTE:  # a byte string literal (gdb's TYPE_CODE_STRING)
+            return "b" + string_literal(value.data(), out.opts.repeat_threshold)
         return _array(out, value, t, t.count or 0, depth)
     if isinstance(t, BaseType):
         if is_unit(t):

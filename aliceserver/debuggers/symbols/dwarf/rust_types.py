@@ -12,6 +12,7 @@ from __future__ import annotations
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     BaseType,
+    Encoding,
     EnumType,
     FunctionType,
     PointerType,
@@ -25,6 +26,11 @@ from aliceserver.debuggers.symbols.dwarf.types import (
 )
 
 _INDENT = "  "
+# A byte string literal's element (`b"ab"`): `u8` as rustc never encodes it
+# (DW_ATE_unsigned_char), so that the array prints as gdb's byte string (its
+# TYPE_CODE_STRING: `b"ab"`), not as `[97, 98]`.
+BYTE = BaseType("u8", 1, Encoding.UNSIGNED_CHAR)
+BYTE.rust = True
 
 
 def is_rust(t: Type) -> bool:

@@ -189,7 +189,7 @@ class RustEvaluator(Evaluator):
         """`"text"` is a `&str` of text copied into the program (gdb's: needs a live
         program); `b"text"` an array of its bytes."""
         if node.char_type == "u8":
-            return rust_literals.array(self, [Value.of_int(self.builtins.of("char"), b, self.ctx) for b in node.value])
+            return rust_literals.byte_string(self, node.value)
         text_type = self.symbols.lookup_type("&str")
         if text_type is None:
             raise EvaluationError("Could not find type '&str'")

@@ -13,7 +13,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.convert import cast
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import MAX_VALUE_SIZE
 from aliceserver.debuggers.symbols.dwarf.expr.unplaced import array_literal
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
-from aliceserver.debuggers.symbols.dwarf.rust_types import is_tuple_struct
+from aliceserver.debuggers.symbols.dwarf.rust_types import BYTE, is_tuple_struct
 from aliceserver.debuggers.symbols.dwarf.types import (
     ArrayType,
     Member,
@@ -36,6 +36,15 @@ def array(ev: Evaluator, elements: list[Value]) -> Value:
     made = array_literal(ev, elements)
     made.type.rust = True
     return made
+
+
+def byte_string(ev: Evaluator, data: bytes) -> Value:
+    """`b"ab"`: its bytes, not in the program."""
+    if not data:
+        raise EvaluationError("bad array bounds (0, -1)")
+    t = ArrayType(BYTE, len(data))
+    t.rust = True
+    return Value.of_bytes(t, data, ev.ctx)
 
 
 def struct(ev: Evaluator, t: StructType, fields: list[tuple[str, Value]], base: Value | None) -> Value:
