@@ -6,8 +6,9 @@ gdb's bounds checks, assignments giving `()`, and gdb's Rust error messages."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aliceserver.debuggers.symbols.dwarf.expr import ast, rust_literals
-from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
     is_arith,
@@ -35,6 +36,9 @@ from aliceserver.debuggers.symbols.dwarf.types import (
     type_name,
 )
 from aliceserver.debuggers.symbols.dwarf.values import Value
+
+if TYPE_CHECKING:
+    from aliceserver.debuggers.symbols.dwarf.expr.calls import FunctionCaller
 
 _RUST_TYPES: dict[str, tuple[int, Encoding]] = {
     "bool": (1, Encoding.BOOL), "char": (4, Encoding.UTF), "()": (0, Encoding.UNSIGNED),
@@ -195,20 +199,22 @@ class RustEvaluator(Evaluator):
             raise EvaluationError("Could not find type '&str'")
         if self.type_only:
             return self.zero(text_type)
-        address = self.needs_program().allocate(node.value)
+        caller = self.needs_program()
+        assert caller is not None  # (not type_only: returned above)
+        address = caller.allocate(node.value)
         return Value.of_bytes(text_type, address.to_bytes(8, "little") + len(node.value).to_bytes(8, "little"),
                               self.ctx)  # fmt: skip
 
-    def needs_program(self) -> FunctionCaller:
+    def needs_program(self) -> FunctionCaller | None:
         """What copies a value into the program, where gdb builds a literal (a `&str`'s
-        text, a struct): without a live program, gdb's error."""
+        text, a struct): without a live program, gdb's error (whatis and ptype need none:
+        None then)."""
         from aliceserver.debuggers.symbols.dwarf.expr.calls import caller_of
 
         caller = caller_of(self.symbols)
         if caller is None and not self.type_only:
             raise EvaluationError("evaluation of this expression requires the target program to be active")
-        assert caller is not None or self.type_only
-        return caller  # type: ignore[return-value]
+        return caller
 
     def placed(self, caller: FunctionCaller | None, made: Value) -> Value:
         """A literal struct in the program's memory, as gdb builds it (`&Point { .. }`
