@@ -174,34 +174,27 @@ def _gdb_rank(arg: Value, param: Type) -> tuple[int, int] | None:
     if isinstance(p, ReferenceType) and isinstance(arg.location, ImplicitLoc):  # gdb's not_lval
         if p.rvalue:
             return (CONVERSION, 1)  # REFERENCE_CONVERSION_BADNESS, ..._RVALUE
-        return (CONVERSION, 2) if _const_target(p) else None  # ..._CONST_LVALUE
+        return (CONVERSION, 2) if _is_const(p.target) else None  # ..._CONST_LVALUE
     if isinstance(p, ReferenceType) and p.rvalue:
         return None  # an lvalue to an rvalue reference
     one = rank(arg, param)
     return None if one is None else (one, 0)
 
 
-def _const_target(reference: ReferenceType) -> bool:
-    t = reference.target
-    for _ in range(64):
-        if isinstance(t, QualifiedType) and t.const:
-            return True
-        if not isinstance(t, QualifiedType | TypedefType):
-            return False
-        t = t.target
-    return False
-
-
 def is_const_object(obj: Value) -> bool:
     """Is `obj` (or what the reference `obj` refers to) a const object?"""
-    t = obj.type
+    return _is_const(obj.type, through_references=True)
+
+
+def _is_const(t: Type, through_references: bool = False) -> bool:
+    """A const-qualified type, through typedefs (and references, if asked)."""
+    walked = (ReferenceType, QualifiedType, TypedefType) if through_references else (QualifiedType, TypedefType)
     for _ in range(64):
         if isinstance(t, QualifiedType) and t.const:
             return True
-        if isinstance(t, ReferenceType | QualifiedType | TypedefType):
-            t = t.target
-        else:
+        if not isinstance(t, walked):
             return False
+        t = t.target
     return False
 
 
