@@ -422,6 +422,9 @@ class VariableInfo:
     # gdb's warnings while the expression was evaluated (a value too big for a bitfield),
     # without "warning: ": its error stream shows them before the value.
     warnings: tuple[str, ...] = ()
+    # The classes of the structs `value` shows with base classes and then fields, in the
+    # order the text opens them: gdb's `print pretty on` heads their fields `members of T:`.
+    member_classes: tuple[str, ...] = ()
 
 
 class DynamicTypes(enum.Flag):

@@ -1,6 +1,6 @@
 """`set print pretty on` (Vim termdebug's prompt mode sends it) lays out the values MI
 gives: -data-evaluate-expression answers as gdb 13's with it, a struct's members one per
-line, base classes and `members of T:`, arrays of structs, and library values through
+line, base classes and `members of T:` (of a class inside another too), arrays of structs, and library values through
 their printers (a map's pairs, a unique_ptr's child; a vector's elements stay on a line)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ pytestmark = [
 HERE = f"print_pretty.cpp:{marker_line(PROGRAMS_DIR / 'print_pretty.cpp', 'here')}"
 # No stack addresses: gdb's and our program may see different environments.
 EXPRESSIONS = ["pts", "der", "der.p", "*&der", "e", "fp", "vp", "mp", "tup", "up", "zeros", "der.arr", "pts[1].y",
-               "ob", "wu", "outer"]
+               "ob", "wu", "outer", "nest", "lone"]
 
 
 def _answers(program: Path, gdb: bool, pretty: str) -> list[str]:

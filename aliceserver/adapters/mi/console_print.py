@@ -81,9 +81,11 @@ def _printed(
     printer's error lines, an error met while printing and what it printed come after)."""
     session = ctx.session
     text = fmt.expression
-    # One letter for the engine: a format, else r (raw); pretty printers stay with /xr.
-    # /s is print's natural format in C (char arrays are strings already).
-    letter = fmt.letter if fmt.letter in KNOWN and fmt.letter != "s" else "r" if fmt.raw else None
+    # The engine's letter: a format, `r` after it for raw (/xr; /r alone: `r`). /s is
+    # print's natural format in C (char arrays are strings already).
+    letter = fmt.letter if fmt.letter in KNOWN and fmt.letter != "s" else None
+    if fmt.raw:
+        letter = (letter or "") + "r"
     if not text.strip():
         if not record:
             raise MiError("Argument required (expression to compute).")

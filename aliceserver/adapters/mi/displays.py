@@ -227,7 +227,8 @@ def one_text(session: MiSession, display: Display) -> str:
         try:
             if display.format and display.format not in _PRINT_FORMATS:  # gdb's print_scalar_formatted
                 raise MiError(f'Undefined output format "{display.format}".')
-            value = session.evaluate(display.expression, display.format or ("r" if display.raw else None)).value
+            letters = display.format + ("r" if display.raw else "")  # the engine's: /xr raw
+            value = session.evaluate(display.expression, letters or None).value
         except AliceError as error:
             value = f"<error: {error}>"
         return f"{head}{fmt}{display.expression} = {value}\n"

@@ -15,6 +15,7 @@ open; the layout closes them there with nothing shown, as gdb's.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _CLOSERS = {"{": "}", "(": ")", "[": "]"}
@@ -32,15 +33,21 @@ class _Block:
     end: int  # index just past its `}`
 
 
-def pretty_text(text: str, type_name: str) -> str:
+def pretty_text(text: str, type_name: str, classes: Sequence[str] = ()) -> str:
     """`text` laid out as gdb's print pretty on; `type_name` is the value's class (its
-    `members of T:` line after base classes). A class with base classes below the top
-    level, whose name the text does not say, leaves the text as it is."""
-    try:
-        layout = _Layout(text, type_name)
-        return layout.value(0, len(layout.text), 0)
-    except _Unknown:
-        return text
+    `members of T:` line after base classes), `classes` those of each struct the text shows
+    with base classes and then fields, in the order the text opens them
+    (VariableInfo.member_classes). Where they do not tell a class with base classes below
+    the top level (the text does not say it), the text is left as it is."""
+    for names in ([*classes], None) if classes else (None,):
+        try:
+            layout = _Layout(text, type_name, names)
+            laid_out = layout.value(0, len(layout.text), 0)
+        except _Unknown:
+            continue
+        if not names:  # every name taken, by a block that needs one
+            return laid_out
+    return text
 
 
 class _Unknown(Exception):
@@ -48,9 +55,10 @@ class _Unknown(Exception):
 
 
 class _Layout:
-    def __init__(self, text: str, type_name: str) -> None:
+    def __init__(self, text: str, type_name: str, classes: list[str] | None = None) -> None:
         self.text = text
         self.type_name = type_name
+        self.classes = classes  # the classes still to name, or None: type_name's alone
         self.cut: set[int] = set()  # the `}`s added where gdb's print stopped (shown as nothing)
         self._close_cut_blocks()
 
@@ -102,8 +110,14 @@ class _Layout:
             return "{" + ", ".join(self.value(s, e, level + 1) for s, e in elements) + closer
         bases = [(s, e) for s, e in elements if self._is_base(s, e)]
         no_fields = self.text[elements[-1][0] : elements[-1][1]] == _NO_FIELDS
-        if bases and not no_fields and level > 0:
-            raise _Unknown  # gdb names the class before its members: not in the text
+        class_name = self.type_name
+        if bases and not no_fields:  # gdb names the class before its members
+            if self.classes is not None:
+                if not self.classes:
+                    raise _Unknown
+                class_name = self.classes.pop(0)  # (its own, before those inside it)
+            elif level > 0:
+                raise _Unknown  # not in the text
         inner, outer = "  " * (level + 1), "  " * level
         parts = ["{"]
         for index, (s, e) in enumerate(elements):
@@ -114,7 +128,7 @@ class _Layout:
                 parts.append(shown)
             else:
                 if index == len(bases) and bases:
-                    parts.append(f"\n{inner}members of {self.type_name}:")
+                    parts.append(f"\n{inner}members of {class_name}:")
                 parts.append(("," if index > len(bases) else "") + f"\n{inner}{shown}")
         if closer:
             parts.append("}" if no_fields else f"\n{outer}}}")
@@ -145,6 +159,17 @@ class _Layout:
             i += 1
         return i
 
+    def _past_base_name(self, i: int, end: int) -> int:
+        """Past `<Name<A, B>>` at `i` where ` = ` follows it (a base class's element), else
+        past the `<` alone."""
+        depth, j = 0, i
+        while j < end:
+            depth += 1 if self.text[j] == "<" else -1 if self.text[j] == ">" else 0
+            j += 1
+            if depth == 0:
+                return j if self.text.startswith(" = ", j) else i + 1
+        return i + 1
+
     def _next_block(self, i: int, end: int) -> _Block | None:
         while i < end:
             ch = self.text[i]
@@ -169,6 +194,9 @@ class _Layout:
                 continue
             if ch in _CLOSERS:
                 i = self._match(i)
+                continue
+            if ch == "<" and i == first:  # a base class's `<Name<A, B>> = `: its `, ` too
+                i = self._past_base_name(i, end)
                 continue
             if self.text.startswith(", ", i):
                 found.append((first, i))

@@ -218,7 +218,7 @@ class ProgramQueries(Dispatcher):
 
     def _laid_out(self, text: str, info: VariableInfo) -> str:
         if self.settings.get("print pretty") == "on" and not info.error:
-            return pretty_text(text, info.type)
+            return pretty_text(text, info.type, info.member_classes)
         return text
 
     def dynamic_types(self, shown: DynamicTypes = DynamicTypes.NONE) -> DynamicTypes:

@@ -307,12 +307,12 @@ class VariableStore:
         self._pointers = PointerDescriptions()  # kept across stops (pointermemo.py)
         self._type_names: dict[Type, str] = {}  # _type_name's, kept across stops
 
-    def _options(self, fmt: str | None, top: bool = False) -> FormatOptions:
+    def _options(self, fmt: str | None, top: bool = False, classes: list[str | None] | None = None) -> FormatOptions:
         return FormatOptions(fmt=fmt, top_level=top, symbolize=self._symbolize, max_elements=self.max_elements,
                              repeat_threshold=self.repeat_threshold, addresses=self.addresses,
                              array_indexes=self.array_indexes, output_format=self.output_format,
                              nibbles=self.nibbles, symbols=self.symbols, null_stop=self.null_stop,
-                             ascii=self.ascii)
+                             ascii=self.ascii, classes=classes)
 
     def as_text(self, value: Value) -> str:
         """The value as print shows it, its symbols named (gdb's str() of a gdb.Value)."""
@@ -332,7 +332,8 @@ class VariableStore:
         dynamic: DynamicTypes = DynamicTypes.NONE, block_depth: int = 0, locationless: bool = False,
         position: int = 0,
     ) -> VariableInfo:  # fmt: skip
-        """`block_depth`, `locationless`, `position`: a frame variable's place (VariableInfo's),
+        """`fmt`: print's /FMT letter, `r` after it for no pretty printer (`xr`; `r` alone).
+        `block_depth`, `locationless`, `position`: a frame variable's place (VariableInfo's),
         given here since replacing them after costs as much as a small value's formatting.
         A scalar described before with the same bytes is not described again (scalarmemo.py)."""
         key = None
@@ -378,11 +379,14 @@ class VariableStore:
         aggregate = isinstance(stripped, (StructType, ArrayType))
         printer_errors: tuple[str, ...] = ()
         refused = printed = False
+        classes: list[str | None] = []
+        raw = fmt is not None and fmt.endswith("r")  # print/r, print/xr: no pretty printer
         if aggregate and not aggregate_value:
             text = ""
         else:
-            options = self._options(None if fmt == "r" else fmt, top)
-            if self.printers is not None and fmt != "r":  # print/r: raw
+            letter = (fmt[:-1] or None) if raw and fmt is not None else fmt
+            options = self._options(letter, top, classes)
+            if self.printers is not None and not raw:
                 text = prefix + self.printers.format(value, options)
                 printer_errors, refused, printed = tuple(self.printers.errors), self.printers.refused, self.printers.printed
             else:
@@ -399,7 +403,7 @@ class VariableStore:
         view = None
         aborted = self.printers is not None and self.printers.aborted  # print's error, not the value's
         partial = self.printers.partial if aborted and self.printers is not None else None  # printed before it
-        if self.printers is not None and fmt != "r" and (not error or aborted):
+        if self.printers is not None and not raw and (not error or aborted):
             view = self._printer_view(value, fmt, count, aggregate_value)
         if view is not None:  # the printer's children; the members under `[raw]`
             reference = self._reference(value, fmt, shown, printed=True) if view.has_children else 0
@@ -409,7 +413,7 @@ class VariableStore:
                 named_children=0 if view.indexed else number, indexed_children=number if view.indexed else 0,
                 address=value.address, error=aborted, aggregate=aggregate, declared_type=declared, printer=view,
                 printer_errors=printer_errors, block_depth=block_depth, locationless=locationless, position=position,
-                optimized_out=gone, partial=partial,
+                optimized_out=gone, partial=partial, member_classes=_named(classes),
             )  # fmt: skip
         reference = self._reference(value, fmt, shown) if count else 0
         indexed = isinstance(stripped, ArrayType)
@@ -423,6 +427,7 @@ class VariableStore:
             variant=self._active_variant(value, fmt, dynamic) if count else None,
             printer_errors=printer_errors, printer_refused=refused, block_depth=block_depth,
             locationless=locationless, position=position, optimized_out=gone, partial=partial,
+            member_classes=_named(classes),
         )  # fmt: skip
 
     def _type_name(self, t: Type) -> str:
@@ -591,3 +596,8 @@ def parse_condition(text: str) -> str | Expr:
         except EvaluationError:
             raise c_error from None
         return text
+
+
+def _named(classes: list[str | None]) -> tuple[str, ...]:
+    """The classes FormatOptions.classes collected that print pretty names."""
+    return tuple(name for name in classes if name is not None) if any(classes) else ()

@@ -116,6 +116,10 @@ class FormatOptions:
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
     summary: bool = False  # frame lines: a printer's children as `{...}`
+    # Collects, in the order their `{` opens in the text, the class of each struct printed
+    # with base classes and then fields (None for any other struct): gdb's `print pretty`
+    # heads those fields `members of CLASS:`, which the one-line text does not say.
+    classes: list[str | None] | None = None
 
 
 def format_value(value: Value, options: FormatOptions | None = None) -> str:
@@ -409,11 +413,18 @@ class _Formatter:
         if not t.members and t.declaration:
             return "<incomplete type>"
         parts: list[str] = []
+        classes = self.opts.classes
+        slot = len(classes) if classes is not None else -1
+        if classes is not None:
+            classes.append(None)  # its place, before those of the structs inside it
         deref_refs = self.deref_refs
         try:
             self._members(value, t, depth, parts)
         finally:
             self.deref_refs = deref_refs
+        bases = sum(1 for m in t.members if m.is_base)
+        if classes is not None and 0 < bases < len(parts):
+            classes[slot] = type_name(t)
         if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
             parts.append("<No data fields>")
         return "{" + ", ".join(parts) + "}"

@@ -61,3 +61,25 @@ def test_a_print_cut_short_leaves_its_blocks_open() -> None:
     assert pretty_text("{a = 1, b = " + error + "}", "S") == "{\n  a = 1,\n  b = " + error + "\n}"
     twice = "{p = {x = {" + error + ", q = {y = {" + error + "}"
     assert pretty_text(twice, "S") == twice  # which blocks each error ended: not in the text
+
+
+def test_the_classes_given_name_bases_below_the_top() -> None:
+    """VariableInfo.member_classes names each class shown with bases and then fields, in
+    the order the text opens them; a list that does not fit leaves the line."""
+    text = "{inner = {<Base> = {b = 1}, d = 2}, e = 3}"
+    assert pretty_text(text, "Outer", ["Inner"]) == (
+        "{\n  inner = {\n    <Base> = {\n      b = 1\n    }, \n    members of Inner:\n    d = 2\n  },\n  e = 3\n}"
+    )
+    assert pretty_text(text, "Outer", ["Inner", "Spare"]) == text
+    two = "{<A> = {a = 1}, x = {<B> = {b = 2}, y = 3}}"
+    assert pretty_text(two, "T", ["Top", "X"]) == (
+        "{\n  <A> = {\n    a = 1\n  }, \n  members of Top:\n  x = {\n    <B> = {\n      b = 2\n    }, \n"
+        "    members of X:\n    y = 3\n  }\n}"
+    )
+
+
+def test_a_base_named_with_template_arguments_is_one_element() -> None:
+    text = "{<Holder<int, 2>> = {held = {5, 0}}, second = 0 '\\000'}"
+    assert pretty_text(text, "Pair<int, char>") == (
+        "{\n  <Holder<int, 2>> = {\n    held = {5, 0}\n  }, \n  members of Pair<int, char>:\n  second = 0 '\\000'\n}"
+    )
