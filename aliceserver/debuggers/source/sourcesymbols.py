@@ -36,6 +36,7 @@ from aliceserver.debuggers.symbols.dwarf.dies import attr_value, die_name
 from aliceserver.debuggers.symbols.dwarf.dietree import children
 from aliceserver.debuggers.symbols.dwarf.globalnames import GlobalNameIndex
 from aliceserver.debuggers.symbols.dwarf.index import DebugInfo, MissingAltFile
+from aliceserver.debuggers.symbols.dwarf.model import FunctionMatch
 from aliceserver.debuggers.symbols.dwarf.names import Demangler, natural_name
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
 from aliceserver.debuggers.symbols.dwarf.sectionprefetch import SectionPrefetch
@@ -574,18 +575,29 @@ class SourceSymbols:
         module = self.symbols.module_at(lookup)
         if module is None or not module.is_main:
             return False
-        if function == "main":
-            return True
+        if function == "main":  # C's, unless the program names another (gdb's main_name)
+            return not any(self._marked_main(module, f.low + module.base) for f in self._crate_mains(module))
+        found = self._marked_main(module, lookup)
+        return found is not None and not _shadowed_by_namespace(found)
+
+    def _crate_mains(self, module: Module) -> list[FunctionMatch]:
+        """The module's functions named `CRATE::main` (Rust's, rustc's C `main` calls it)."""
+        info = self.debug_info(module)
+        return [f for f in info.functions_named("main") if f.name.count("::") == 1] if info is not None else []
+
+    def _marked_main(self, module: Module, address: int) -> DIE | None:
+        """The subprogram at `address` if it is marked DW_AT_main_subprogram."""
         symbols = self.module_symbols(module)
         if symbols is None:
-            return False
+            return None
         try:
-            cu = symbols.units.cu_for_address(lookup - module.base)
-            found = symbols.units.function_die_at(cu, lookup - module.base) if cu is not None else None
+            cu = symbols.units.cu_for_address(address - module.base)
+            found = symbols.units.function_die_at(cu, address - module.base) if cu is not None else None
         except (AliceError, ValueError, KeyError) as error:  # pyelftools on odd DWARF
-            log.debug("no DWARF function at %#x: %s", lookup, error)
-            return False
-        return found is not None and bool(attr_value(found.subprogram, "DW_AT_main_subprogram"))
+            log.debug("no DWARF function at %#x: %s", address, error)
+            return None
+        marked = found is not None and attr_value(found.subprogram, "DW_AT_main_subprogram")
+        return found.subprogram if marked and found is not None else None
 
     def stack_frame(self, frame: UnwoundFrame) -> StackFrame:
         # A caller's pc is a return address: the call is the instruction before it.
@@ -597,6 +609,18 @@ class SourceSymbols:
             module=frame.symbol.module, symbol=frame.symbol,
             signal_trampoline=frame.signal_trampoline,
         )  # fmt: skip
+
+
+def _shadowed_by_namespace(main: DIE) -> bool:
+    """Whether a namespace beside `main` has its name: rustc makes one for the items inside
+    a function (`crate::main::{closure#0}`), and gdb's inside_main_func, looking `crate::main`
+    up by name, finds that namespace, not a function, and so does not end backtraces there
+    (a crate whose main holds a closure shows the runtime's frames below it)."""
+    name = die_name(main)
+    parent = main.get_parent()
+    if name is None or parent is None:
+        return False
+    return any(child.tag == "DW_TAG_namespace" and die_name(child) == name for child in children(parent))
 
 
 def lookup_pc(frame: UnwoundFrame) -> int:

@@ -27,7 +27,7 @@ from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.languages import CPLUS
 from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name
-from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, qualified_name
+from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_rust, qualified_name
 from aliceserver.debuggers.symbols.dwarf.types import PointerType, QualifiedType, Type, type_name
 
 _SCOPES = ("DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type")
@@ -174,8 +174,11 @@ def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
     without a linkage name by its computed name (`Local::m`, a lambda's `operator()`),
     where the ELF symbol's demangled name reads `main::Local::m`, and in full where gdb's
     name parser refuses it (a lambda's type in a template's arguments). None: the ELF
-    symbol's. `inlined`: an inlined call's DIE, named by its own symbol (`ns::Acc::add`)."""
+    symbol's. `inlined`: an inlined call's DIE, named by its own symbol (`ns::Acc::add`).
+    A Rust function's: rust_function_name."""
     named = c_function_name(function)
+    if named is None and is_rust(function):
+        return rust_function_name(function)
     if named is not None or not is_cplus_unit(function):
         return named
     linkage = linkage_name(function)
@@ -195,6 +198,15 @@ def frame_function_name(function: DIE, inlined: bool = False) -> str | None:
     canonical = canonical_function_name(text) if text is not None else None
     split = split_parameters(canonical) if canonical is not None else None
     return split[0] if split is not None else text  # gdb's cp_remove_params refuses it too
+
+
+def rust_function_name(function: DIE) -> str | None:
+    """gdb's name of a Rust function (dwarf2_compute_name): its DW_AT_name, which rustc
+    writes with the generic arguments (`fold<rprobe::Shape, f64, ...>`), inside its
+    namespaces (`core::slice::iter::{impl#171}::`), for an inlined call too; not the ELF
+    symbol's demangled `<core::slice::iter::Iter<T> as ...>::fold`."""
+    named = origin_die(function, "DW_AT_name")
+    return qualified_name(named) if named is not None else None
 
 
 def without_parameters(name: str) -> str:
