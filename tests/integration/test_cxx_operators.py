@@ -149,3 +149,20 @@ def test_cplus_keywords_like_gdb(builder: Builder) -> None:
     shown = output_like_gdb(program, [f"break cpp_std_calls.cpp:{STD_MAIN}", "run", *CPLUS_WORDS])
     assert "$1 = false\n$2 = false\n$3 = 3\n$4 = -1\n$5 = 4\n$6 = true\n$7 = true\n$8 = 4\n$9 = 4\n" in shown
     assert "A syntax error in expression, near `3)'." in shown
+
+
+MAP_KEYS = marker_line(PROGRAMS_DIR / "cpp_map_keys.cpp", "here")
+
+
+def test_a_literal_key_to_an_emitted_rvalue_overload_like_gdb(builder: Builder) -> None:
+    """Where the program calls std::map's operator[](key_type&&), gdb binds the literal to
+    it, finds its code and fails casting the literal to std::string: "Invalid cast." (ours
+    said "Cannot resolve method ...::operator[] to any overloaded instance"). An operator
+    whose overload has no code is gdb's "Could not find operator[]." (value_x_binop), also
+    under whatis; ours said "Cannot evaluate function -- may be inlined"."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_map_keys", CPP_FLAGS)
+    shown = output_like_gdb(program, [f"break cpp_map_keys.cpp:{MAP_KEYS}", "run", 'print stock["apple"]',
+                                      "print stock[key]", 'print stock.count("apple")', "whatis stock[key]",
+                                      "print stock.count(key)"])  # fmt: skip
+    assert shown.count("Invalid cast.") == 2 and shown.count("Could not find operator[].") == 2, shown
+    assert "$1 = 1" in shown

@@ -181,6 +181,18 @@ def _gdb_rank(arg: Value, param: Type) -> tuple[int, int] | None:
     return None if one is None else (one, 0)
 
 
+def _casts_to_another_class(candidate: Candidate, args: list[Value]) -> bool:
+    """Whether an argument goes to a reference to a class it is not of (nor derived from)."""
+    for arg, param in zip(args, candidate.type.params, strict=False):
+        p = strip(param)
+        target = strip(p.target) if isinstance(p, ReferenceType) else None
+        if isinstance(target, StructType):
+            a = strip(arg.type)
+            if not (isinstance(a, StructType) and (same_class(a, target) or is_base_of(target, a))):
+                return True
+    return False
+
+
 def is_const_object(obj: Value) -> bool:
     """Is `obj` (or what the reference `obj` refers to) a const object?"""
     return _is_const(obj.type, through_references=True)
@@ -233,11 +245,16 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value], operato
     except EvaluationError:
         gdbs = gdb_rvalue_choice(candidates, args, const_object)
         if gdbs is not None and gdbs.method is not None and not _has_code(ev, gdbs.method):
-            # where gdb stops too, in its words; where it would call a function with an
-            # object of another type (a string literal as a std::string), ours refuses
+            # where gdb stops too, in its words
             raise EvaluationError(f"Could not find {name}." if operator else _NO_CODE) from None
+        if gdbs is not None and _casts_to_another_class(gdbs, args):
+            # gdb goes on to the call and casts the argument to the class its reference
+            # names (value_arg_coerce): a string literal is no std::string
+            raise EvaluationError("Invalid cast.") from None
         raise
     assert chosen.method is not None and chosen.owner is not None
+    if operator and not _has_code(ev, chosen.method):  # gdb's value_x_binop: no method value
+        raise EvaluationError(f"Could not find {name}.")
     if ev.type_only:  # whatis, ptype, sizeof: nothing runs
         return ev.zero(chosen.type.return_type, in_memory=False)
     method, owner = chosen.method, chosen.owner
