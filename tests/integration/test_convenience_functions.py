@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.batch import assert_like_gdb, ex, needs_gdb
-from tests.support.build import Builder, marker_line
+from tests.support.batch import assert_like_gdb, assert_like_rust_gdb, ex, needs_gdb
+from tests.support.build import PROGRAMS_DIR, Builder, marker_line
+from tests.support.build_more import CPP_FLAGS, MoreBuilder, find_cxx, find_rustc
 from tests.support.gdb_calls import assert_like_gdb_calls
 from tests.support.mi_client import MiClient
 
@@ -79,3 +80,22 @@ def test_functions_in_mi_evaluate_and_var_objects(prog: Path) -> None:
     ours, theirs = _mi_answers(prog, gdb=False), _mi_answers(prog, gdb=True)
     assert ours == theirs
     assert ours[1] == ("done", {"value": "5"})  # $_strlen("three")
+
+
+def test_python_functions_answer_the_languages_bool(builder: Builder) -> None:
+    """gdb's Python functions return a Python bool, which gdb makes the language's bool:
+    C++'s `true` (ours printed 1, C's int). A $_caller_is whose walk ends before NAME's
+    frame (past the outermost) is false without reading NAME, which a Rust &str cannot give."""
+    if find_cxx() is None or find_rustc() is None:
+        pytest.skip("g++ or rustc not installed")
+    more = MoreBuilder(builder.cache_dir)
+    cpp = more.build_cpp("cpp_map_keys", CPP_FLAGS)
+    where = f"cpp_map_keys.cpp:{marker_line(PROGRAMS_DIR / 'cpp_map_keys.cpp', 'here')}"
+    got = assert_like_gdb([*ex(f"break {where}", "run", 'p $_streq("a", "a")', 'p $_regex("abc", "^a")',
+                               'p $_caller_is("main", 0)', 'p $_memeq("ab", "ab", 2)', "p $_isvoid(1)",
+                               'whatis $_streq("a", "a")'), str(cpp)], cpp.parent)  # fmt: skip
+    assert "$1 = true\n$2 = true\n$3 = true\n$4 = true\n$5 = 0\ntype = int\n" in got.stdout
+    rust = more.build_rust("rust_frames")
+    got = assert_like_rust_gdb([*ex("break rust_frames::area", "run", 'p $_caller_is("x", 40)', 'p $_any_caller_is("x", 1)'),
+                           str(rust)], rust.parent)  # fmt: skip
+    assert "$1 = false\n" in got.stdout and "Trying to read string with inappropriate type `&str'." in got.stderr

@@ -10,12 +10,11 @@ namespace and shows the runtime's frames below it down to `_start`."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from tests.support.batch import needs_gdb, normalized, ours, theirs
+from tests.support.batch import assert_like_rust_gdb, needs_gdb
 from tests.support.build import PROGRAMS_DIR, Builder, marker_line
 from tests.support.build_more import MoreBuilder, find_rustc
 
@@ -36,15 +35,8 @@ def test_frames_named_and_ended_like_gdb(program: Path) -> None:
     commands = ["tbreak rust_frames::area", f"break {SPEAK}", "break rust_frames::main::{closure#0}", "run",
                 "bt 16", "bt -1", "up 2", "frame", "continue", "bt 16", "bt -1", "finish", "step",
                 "continue", "bt 16", "bt -1"]  # fmt: skip
-    args = ["-batch", "-nx", *[arg for command in commands for arg in ("-ex", command)], str(program)]
-    expected, got = theirs(args, program.parent), ours(args, program.parent)
-    assert (normalized(got.stdout), got.returncode) == (normalized(expected.stdout), expected.returncode)
-    # plain gdb does not find the toolchain's printers script (rust-gdb adds its directory,
-    # as ours does): its warning is the only difference on the error stream
-    warning = "warning: Missing auto-load script at offset 0 in section .debug_gdb_scripts\nof file "
-    gdb_errors = re.sub(re.escape(warning) + r".*\nUse `info auto-load python-scripts \[REGEXP\]' to list them.\n",
-                        "", expected.stderr)
-    assert got.stderr == gdb_errors
+    got = assert_like_rust_gdb([arg for command in commands for arg in ("-ex", command)] + [str(program)],
+                               program.parent)
     assert "core::iter::traits::iterator::Iterator::sum<core::iter::adapters::map::Map<" in got.stdout
     assert "rust_frames::{impl#0}::speak (self=" in got.stdout
     assert got.stdout.count(" in _start ()") == 2, got.stdout  # below main, as gdb

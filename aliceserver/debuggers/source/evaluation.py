@@ -100,6 +100,8 @@ class Expressions:
                 made = self._stop_cache.shown_frames(thread_id, frames, index, self._source.stack_frames)
                 made = made[:1] if unwound.method == TAIL_CALL else made  # one frame, as in backtraces
                 shown += [frame.function or "" for frame in made]
+                if not self._frames.past_main and any(frame.program_main for frame in made):
+                    break  # gdb's frame.older() of main: None
             return shown[level:]
 
         from aliceserver.debuggers.source.datasymbols import data_symbol

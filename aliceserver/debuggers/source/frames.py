@@ -174,6 +174,10 @@ class Frames:
         self._callers.clear()
         self._levels.forget()
 
+    @property
+    def past_main(self) -> bool:
+        return self._past_main
+
     def set_past_main(self, on: bool) -> None:
         """gdb's `backtrace past-main`: whether the entry values of main's parameters (and
         what they give deeper down) are read from main's caller."""

@@ -88,20 +88,21 @@ def call_internal(ev: Evaluator, node: ast.Call) -> Value:
     if name in ("_gdb_maint_setting", "_gdb_maint_setting_str"):  # no maintenance settings here
         raise EvaluationError(f"${name} is not supported by aliceserver.")
     _check_count(name, args)
+    # gdb's Python functions answer a Python bool: the language's (C's int, C++'s bool)
     if name == "_streq":
-        return _int(ev, read_string(args[0]) == read_string(args[1]))
+        return ev.truth(read_string(args[0]) == read_string(args[1]))
     if name == "_strlen":
         return Value.of_int(ev.builtins.of("long"), len(read_string(args[0])), ev.ctx)
     if name == "_memeq":
-        return _int(ev, _memeq(ev, args[0], args[1], args[2].as_int()))
+        return ev.truth(_memeq(ev, args[0], args[1], args[2].as_int()))
     if name == "_regex":
-        return _int(ev, _regex_match(read_string(args[1]), read_string(args[0])))
+        return ev.truth(_regex_match(read_string(args[1]), read_string(args[0])))
     if name == "_as_string":
         from aliceserver.debuggers.symbols.dwarf.format import format_value
 
         as_text: Callable[[Value], str] = getattr(ev.symbols, "as_text", None) or format_value
         return _string(ev, as_text(args[0]))
-    return _int(ev, _callers(ev, name, args))
+    return ev.truth(_callers(ev, name, args))
 
 
 def _complex_part(ev: Evaluator, name: str, args: Sequence[Value]) -> Value:
@@ -256,11 +257,13 @@ def _regex_match(pattern: str, text: str) -> bool:
 
 def _callers(ev: Evaluator, name: str, args: Sequence[Value]) -> bool:
     """caller_is.py: the selected frame's callers by name, `nframes` (default 1) up."""
-    wanted = read_string(args[0])
     nframes = args[1].as_int() if len(args) > 1 else 1
     if nframes < 0:
         raise PythonError("ValueError", "nframes must be >= 0")
     names = _frame_names(ev)
+    if not name.startswith("_any") and nframes >= len(names):
+        return False  # its walk ends before it reads NAME (a Rust &str it cannot read)
+    wanted = read_string(args[0])
     matches: Callable[[str], bool] = (
         (lambda found: found == wanted) if name.endswith("_is")
         else (lambda found: _regex_match(wanted, found)))
