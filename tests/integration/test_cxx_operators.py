@@ -166,3 +166,23 @@ def test_a_literal_key_to_an_emitted_rvalue_overload_like_gdb(builder: Builder) 
                                       "print stock.count(key)"])  # fmt: skip
     assert shown.count("Invalid cast.") == 2 and shown.count("Could not find operator[].") == 2, shown
     assert "$1 = 1" in shown
+
+
+MADE_UP = marker_line(PROGRAMS_DIR / "cpp_made_up.cpp", "here")
+
+
+def test_methods_on_made_up_values_like_gdb(builder: Builder) -> None:
+    """whatis, ptype and sizeof call nothing: a method or operator on another call's value
+    (not in memory there) fails as gdb's value_addr does, "Attempt to take address of value
+    not located in memory." (ours named a type); sizeof(*x) of a class is gdb's "Attempt to
+    take contents of a non-pointer value." (ours sized operator*'s result); a method never
+    emitted is "Cannot evaluate function -- may be inlined" there too. print calls them."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_made_up", CPP_FLAGS)
+    shown = output_like_gdb(program, [
+        f"break cpp_made_up.cpp:{MADE_UP}", "run", "whatis *items.begin()", "whatis items.begin().base()",
+        "whatis items.begin()->price", "ptype items.begin()->price", "print sizeof(*featured)",
+        "print sizeof(*items.begin())", "print sizeof(*items.data())", "whatis items[0].total()",
+        "print *items.begin()", "print items.begin()->price", "print sizeof(items[1])"])  # fmt: skip
+    assert shown.count("Attempt to take address of value not located in memory.") == 4, shown
+    assert shown.count("Attempt to take contents of a non-pointer value.") == 2, shown
+    assert "$1 = 4\ntype = int\n$2 = (Item &) @0x" in shown and "$3 = 3\n$4 = 4\n" in shown, shown

@@ -255,8 +255,11 @@ def call_method(ev: Evaluator, obj: Value, name: str, args: list[Value], operato
     assert chosen.method is not None and chosen.owner is not None
     if operator and not _has_code(ev, chosen.method):  # gdb's value_x_binop: no method value
         raise EvaluationError(f"Could not find {name}.")
-    if ev.type_only:  # whatis, ptype, sizeof: nothing runs
-        return ev.zero(chosen.type.return_type, in_memory=False)
+    if ev.type_only:  # whatis, ptype, sizeof: nothing runs, but gdb finds the method
+        if not _has_code(ev, chosen.method):
+            raise EvaluationError(_NO_CODE)
+        # an operator's value is where its object is (value_x_binop's value_zero)
+        return ev.zero(chosen.type.return_type, in_memory=operator and isinstance(obj.location, MemoryLoc))
     method, owner = chosen.method, chosen.owner
     qualified = f"{type_name(owner)}::{name}"
     if method.static:

@@ -532,6 +532,11 @@ class Evaluator:
     def unary(self, node: ast.Unary) -> Value:
         op = node.op
         if op == "sizeof":
+            inner = node.operand
+            if isinstance(inner, ast.Unary) and inner.op == "*":  # gdb's unop_ind evaluate_for_sizeof:
+                pointed = strip(self.type_of(inner.operand))  # no class's operator* there
+                if not isinstance(pointed, (PointerType, ReferenceType, ArrayType)):
+                    raise EvaluationError("Attempt to take contents of a non-pointer value.")
             return self.sizeof(self.type_of(node.operand))
         if op == "&":
             operand_node = node.operand

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
+from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError, ImplicitLoc
 from aliceserver.debuggers.symbols.dwarf.types import ReferenceType, StructType, strip
 from aliceserver.debuggers.symbols.dwarf.values import Value
 
@@ -44,6 +44,7 @@ def operator(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value |
     cls = class_of(obj)
     if cls is None:
         return None
+    _check_addressable(ev, obj)
     methods = methods_of(ev.symbols)
     found = methods.call(obj, name, args, operator=True) if methods is not None else None
     if found is not None:
@@ -63,6 +64,7 @@ def operator(ev: Evaluator, obj: Value, name: str, args: list[Value]) -> Value |
 def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value], operator: bool = False) -> Value:
     """`obj.name(args)`: an xmethod first (a library's, run in Python), else the program's
     method, called in the program (cxxcalls.py); `operator`: for `a + b`, gdb's words."""
+    _check_addressable(ev, obj)
     methods = methods_of(ev.symbols)
     if methods is not None and class_of(obj) is not None:
         found = methods.call(obj, name, args, operator=False)
@@ -73,3 +75,10 @@ def method_call(ev: Evaluator, obj: Value, name: str, args: list[Value], operato
     )
 
     return call_method(ev, obj, name, args, operator)
+
+
+def _check_addressable(ev: Evaluator, obj: Value) -> None:
+    """whatis, ptype and sizeof: a method or operator on another call's made-up value
+    (gdb's value_zero, not_lval: `*v.begin()`) fails as gdb's value_addr of it does."""
+    if ev.type_only and isinstance(obj.location, ImplicitLoc):
+        raise EvaluationError("Attempt to take address of value not located in memory.")
