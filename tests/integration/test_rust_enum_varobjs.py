@@ -166,3 +166,15 @@ def test_variant_changes_over_a_session(builder: Builder) -> None:
     got = mi_replies(OURS_MI, program, location, script)
     assert got == expected
     assert any('name="r.Ok.__0",value="-2"' in record for record in expected)
+
+
+def test_a_printers_var_object_out_of_scope_keeps_its_hint(builder: Builder) -> None:
+    """-var-update of a var object a printer shows, once out of scope: gdb still gives its
+    `displayhint` and `dynamic` (varobj_update_one); ours left them out."""
+    program = build(builder, "rust_scoped_vec")
+    script = ["-enable-pretty-printing", "-var-create - * inner", "-var-list-children --all-values var1",
+              "-exec-next", "-exec-next", "-var-update --all-values *"]  # fmt: skip
+    location = at("rust_scoped_vec", "inner")  # (-exec-next answers ^running: no record)
+    expected = mi_replies([*GDB_MI, *rust_gdb_options()], program, location, script)
+    assert mi_replies(OURS_MI, program, location, script) == expected
+    assert 'in_scope="false",type_changed="false",displayhint="array",dynamic="1"' in expected[-1], expected

@@ -455,8 +455,9 @@ class VarobjStore:
         if info is None:
             if var.in_scope and (var.tid is not None or var.frame_key is not None):  # (a new run too)
                 var.in_scope = False
-                changes.append({"name": var.name, "in_scope": "false", "type_changed": "false",
-                                "has_more": "0"})
+                # a printer's hint and `dynamic` go with it still (gdb's varobj_update_one)
+                hint: dict[str, Value] = dynamic.dynamic_fields(var) if var.dynamic else {"has_more": "0"}
+                changes.append({"name": var.name, "in_scope": "false", "type_changed": "false"} | hint)
             return changes
         # gdb remakes a root only where its type may change: a floating one, a pointer
         # with print object (a child's may be read differently); a fixed root keeps its

@@ -150,10 +150,10 @@ def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str
             made, more = children(store, var, (var.update_range or (0, None))[1])
             entry["new_num_children"] = str(len(made))
             var.has_more = more
-            entry |= _dynamic_fields(var)
+            entry |= dynamic_fields(var)
             entry["new_children"] = [child.name for child in made[had:]]
             return [entry]
-        return [entry | _dynamic_fields(var)]
+        return [entry | dynamic_fields(var)]
     shown = value_text(info)
     changed = shown != var.value or not var.in_scope or var.assigned
     var.value, var.in_scope, var.assigned = shown, True, False
@@ -165,7 +165,7 @@ def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str
             count = info.printer.count
             var.has_more = bool(count) if count is not None else info.printer.has_children
             changed = changed or var.has_more
-        return [entry | _dynamic_fields(var, high)] if changed else []
+        return [entry | dynamic_fields(var, high)] if changed else []
     found = _pass(store, var, True, low, high, cap=UPDATE_LIMIT)
     if found is None:
         return []
@@ -173,7 +173,7 @@ def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str
     if found.changed or found.made:
         entry["new_num_children"] = str(len(var.children))
     if changed or "new_num_children" in entry:
-        entry |= _dynamic_fields(var, high)
+        entry |= dynamic_fields(var, high)
         if found.made:
             entry["new_children"] = [child.name for child in found.made]
         changes.append(entry)
@@ -186,7 +186,7 @@ def update(store: VarobjStore, var: Varobj, info: VariableInfo) -> list[dict[str
     return changes
 
 
-def _dynamic_fields(var: Varobj, to: int | None = None) -> dict[str, Value]:
+def dynamic_fields(var: Varobj, to: int | None = None) -> dict[str, Value]:
     out: dict[str, Value] = {"displayhint": var.hint} if var.hint else {}
     return out | {"dynamic": "1", "has_more": "1" if has_more(var, to) else "0"}
 
