@@ -17,10 +17,13 @@ from aliceserver.debuggers.source.services import EngineServices, FrameViews, Li
 from aliceserver.debuggers.source.sourcesymbols import SourceSymbols
 from aliceserver.debuggers.storage import DwarfExpression, LocationEntry, StorageKind, SymbolStorage
 from aliceserver.debuggers.symbols.dwarf.dies import attr_value, language_name
+from aliceserver.debuggers.symbols.dwarf.funcnames import rust_function_name, symbol_names
 from aliceserver.debuggers.symbols.dwarf.locexpr import ByteReader, EvaluationError
+from aliceserver.debuggers.symbols.dwarf.names import Demangler
 from aliceserver.debuggers.symbols.dwarf.opdecode import decode_expression
 from aliceserver.debuggers.symbols.dwarf.physname import c_function_name, function_entered_at
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.type_builder import TypeBuilder, is_rust
 from aliceserver.debuggers.symbols.dwarf.types import strip
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 from aliceserver.debuggers.symbols.sdt import read_probes
@@ -159,6 +162,9 @@ class SymbolQueries:
                 scope = symbols.frame_scope(view, lookup_pc=lookup_pc, inline_outer=view.inline_outer) \
                     if symbols is not None else None
                 found = scope.lookup(name) if scope is not None else None
+                module_path = scope.rust_module if scope is not None and found is None and "::" not in name else None
+                if symbols is not None and module_path:  # Rust: a bare name in the frame's module
+                    found = symbols.find_global(f"{module_path}::{name}")
                 if symbols is not None and found is not None and _called(found, name):
                     return _storage(symbols, found, view.load_bias)
             program_only = self._engine.program_only()  # before `run`: the program's names alone
@@ -245,7 +251,7 @@ def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:
         size = 0
     if var.kind is VarKind.FUNCTION:
         ranges = symbols.units.die_ranges(die)
-        return SymbolStorage(var.name, StorageKind.FUNCTION, address=ranges[0][0] + bias if ranges else None)
+        return SymbolStorage(_print_name(var), StorageKind.FUNCTION, address=ranges[0][0] + bias if ranges else None)
     if var.kind is VarKind.CONSTANT or "DW_AT_const_value" in die.attributes:
         value = attr_value(die, "DW_AT_const_value")
         return SymbolStorage(var.name, StorageKind.CONSTANT, size, value=value if isinstance(value, int) else None)
@@ -270,6 +276,15 @@ def _storage(symbols: ModuleSymbols, var: Variable, bias: int) -> SymbolStorage:
     return SymbolStorage(
         var.name, StorageKind.COMPUTED, size, expression=decode_expression(expression), frame_base=frame_base
     )
+
+
+def _print_name(function: Variable) -> str:
+    """gdb's print name of a function's symbol: C++'s with its parameters
+    (`checkout(Shop&, int)`), Rust's inside its namespaces, else its name."""
+    named = symbol_names(function.die, TypeBuilder(), Demangler().demangle)
+    if named is not None:
+        return named[0]
+    return (rust_function_name(function.die) if is_rust(function.die) else None) or function.name
 
 
 def _static_address(symbols: ModuleSymbols, die: object, expression: bytes) -> int | None:

@@ -12,8 +12,9 @@ from elftools.dwarf.compileunit import CompileUnit
 from elftools.dwarf.die import DIE
 
 from aliceserver.debuggers.symbols.dwarf.dies import die_name, origin_die
-from aliceserver.debuggers.symbols.dwarf.dietree import children
+from aliceserver.debuggers.symbols.dwarf.dietree import children, parent_of
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
+from aliceserver.debuggers.symbols.dwarf.type_builder import is_rust
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind
 
@@ -70,6 +71,19 @@ class FrameScope:
     def function_name(self) -> str | None:
         fn = self.function
         return None if fn is None else die_name(fn)
+
+    @property
+    def rust_module(self) -> str | None:
+        """The module path of the frame's function (`r::shapes`) when its unit is Rust: where
+        gdb's Rust lookup tries a bare name after the frame's own (rust_lookup_symbol_nonlocal)."""
+        if self.subprogram is None or not is_rust(self.cu.get_top_DIE()):
+            return None
+        parts = []
+        die = parent_of(self.subprogram)
+        while die is not None and die.tag == "DW_TAG_namespace":
+            parts.append(die_name(die) or "")
+            die = parent_of(die)
+        return "::".join(reversed(parts))
 
     @property
     def inline_depth(self) -> int:

@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 
 from aliceserver.debuggers.symbols.dwarf.callsites import needs_frame
 from aliceserver.debuggers.symbols.dwarf.dieattrs import attr_value
-from aliceserver.debuggers.symbols.dwarf.dies import die_name
-from aliceserver.debuggers.symbols.dwarf.dietree import parent_of
 from aliceserver.debuggers.symbols.dwarf.dynamic import Rtti
 from aliceserver.debuggers.symbols.dwarf.expr import ast
 from aliceserver.debuggers.symbols.dwarf.expr.dollars import SessionValues
@@ -24,7 +22,7 @@ from aliceserver.debuggers.symbols.dwarf.framescope import FrameScope
 from aliceserver.debuggers.symbols.dwarf.languages import C
 from aliceserver.debuggers.symbols.dwarf.locexpr import EvaluationError
 from aliceserver.debuggers.symbols.dwarf.scopes import ModuleSymbols
-from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus, is_rust
+from aliceserver.debuggers.symbols.dwarf.type_builder import is_cplus
 from aliceserver.debuggers.symbols.dwarf.types import QualifiedType, Type, TypedefType
 from aliceserver.debuggers.symbols.dwarf.values import FrameContext, Value
 from aliceserver.debuggers.symbols.dwarf.variable import Variable, VarKind, is_constant
@@ -69,14 +67,7 @@ class FrameSymbols:
     @property
     def rust_scope(self) -> str | None:
         """The module path of the frame's function (`r::shapes`) when its unit is Rust."""
-        if self.scope is None or not is_rust(self.scope.cu.get_top_DIE()):
-            return None
-        parts = []
-        die = parent_of(self.scope.subprogram) if self.scope.subprogram is not None else None
-        while die is not None and die.tag == "DW_TAG_namespace":
-            parts.append(die_name(die) or "")
-            die = parent_of(die)
-        return "::".join(reversed(parts))
+        return self.scope.rust_module if self.scope is not None else None
 
     def lookup(self, name: str) -> Value | None:
         if self.scope is not None:
