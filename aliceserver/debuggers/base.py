@@ -457,7 +457,8 @@ class IDebugger(Protocol):
     def set_print_limits(self, *, elements: int, repeats: int, addresses: bool = True,
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
-                         null_stop: bool = False, ascii: bool = False) -> None:
+                         null_stop: bool = False, ascii: bool = False, static_members: bool = True,
+                         max_depth: int = 20) -> None:
         """gdb's `print elements` (string chars and array elements shown), `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`) and
         `print address` (False: a pointer shows as its `<symbol+offset>` alone) and
@@ -468,7 +469,9 @@ class IDebugger(Protocol):
         language's (" ", C++'s "'", Rust's "_"); `symbols` gdb's `print symbol` (off: a data
         pointer shows no <symbol>); `null_stop` gdb's `print null-stop` (a char array's
         string ends at its first NUL); `ascii` gdb's `set target-charset ASCII` (a string's
-        bytes past 127 in octal, UTF-8 or not)."""
+        bytes past 127 in octal, UTF-8 or not); `static_members` gdb's `print static-members`
+        (off: a class's static members are not shown); `max_depth` gdb's `print max-depth`
+        (structs, unions and arrays nested deeper show as `{...}`)."""
         ...
 
     def history_count(self) -> int:

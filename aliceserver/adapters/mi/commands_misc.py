@@ -166,7 +166,8 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
     elif name == "check type":
         session.debugger.set_call_options(strict_types=value == "on")
     elif name in ("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
-                  "print symbol", "print null-stop", "target-charset"):
+                  "print symbol", "print null-stop", "target-charset", "print static-members",
+                  "print max-depth"):
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:
         log_file.changed(ctx, name, from_tty=not from_mi)

@@ -105,6 +105,7 @@ def _defaults() -> dict[str, _Setting]:
         "print static-members": s("on", "bool", "Printing of C++ static members is {}."),
         "print symbol": s("on", "bool", "Printing of symbols when printing pointers is {}."),
         "print repeats": s("10", "int", "Threshold for repeated print elements is {}."),
+        "print max-depth": s("20", "int", "Maximum print depth is {}."),
         "print null-stop": s("off", "bool", "Printing of char arrays to stop at first null char is {}."),
         "print nibbles": s("off", "bool", "Printing binary values in groups is {}."),
         "print sevenbit-strings": s("off", "bool", "Printing of 8-bit characters in strings as \\nnn is {}."),
@@ -229,6 +230,7 @@ _UINTEGER = frozenset(("height", "width", "print elements", "print repeats", "ba
                        "tcp connect-timeout"))
 _INTEGER = frozenset(("listsize",))
 _ZUINTEGER = frozenset(("history size", "history remove-duplicates", "max-value-size", "max-completions",
+                        "print max-depth",
                         "remotetimeout"))
 # gdb's zinteger settings: any int, none of them unlimited
 _ZINTEGER = frozenset(("complaints", "can-use-hw-watchpoints", "stop-on-solib-events", "annotate"))

@@ -16,7 +16,7 @@ only the values we do, and refuses the others by name):
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
 | print elements, print repeats, print address, print array-indexes | the engine's formatter (`apply_print_limits`); address also frames.py |
 | print nibbles, print symbol, print null-stop | the engine's formatter (`apply_print_limits`); nibbles also x (examine.py), its separator the current language's |
-| print static-members | only gdb's default (the engine's formatter has no switch for others yet) |
+| print static-members, print max-depth | the engine's formatter (`apply_print_limits`) |
 | print frame-arguments, print frame-info | frames.py, console_frames.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
@@ -104,7 +104,7 @@ _REFUSED_GROUPS: dict[str, tuple[str, ...]] = {
         "debuginfod verbose", "python ignore-environment", "python dont-write-bytecode",
     ),
     "printing": (
-        "print max-depth", "print max-symbolic-offset",
+        "print max-symbolic-offset",
         "print pascal_static-members", "print raw-frame-arguments", "print raw-values",
         "print symbol-filename", "print symbol-loading", "print type",
         "print memory-tag-violations",
@@ -126,7 +126,6 @@ REFUSED: frozenset[str] = frozenset(name for names in _REFUSED_GROUPS.values() f
 
 # Settings honoured for some values only: the values aliceserver behaves as.
 _ONLY: dict[str, tuple[str, ...]] = {
-    "print static-members": ("on",),
     "print inferior-events": ("on",),
     "detach-on-fork": ("on",),
     "disassembly-flavor": ("att",), "architecture": ("auto", "i386:x86-64"), "endian": ("auto", "little"),
@@ -269,8 +268,8 @@ def refresh_nibbles(session: MiSession, tid: int | None = None, level: int = 0) 
 def apply_print_limits(session: MiSession, separator: str | None = None) -> None:
     """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
     `print array-indexes`, `output-radix`, `print nibbles` (with the current language's
-    separator, unless `separator` gives it), `print symbol`, `print null-stop` and
-    `target-charset` (ASCII or not)."""
+    separator, unless `separator` gives it), `print symbol`, `print null-stop`,
+    `target-charset` (ASCII or not), `print static-members` and `print max-depth`."""
     unlimited = 2**31 - 1
 
     def on(name: str) -> bool:
@@ -291,7 +290,9 @@ def apply_print_limits(session: MiSession, separator: str | None = None) -> None
                                       input_radix=int(session.settings.get("input-radix")),
                                       nibbles=separator, symbols=on("print symbol"),
                                       null_stop=on("print null-stop"),
-                                      ascii=ascii_target(session.settings))
+                                      ascii=ascii_target(session.settings),
+                                      static_members=on("print static-members"),
+                                      max_depth=number("print max-depth"))
 
 
 def ascii_target(settings: Settings) -> bool:

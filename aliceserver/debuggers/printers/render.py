@@ -81,9 +81,7 @@ def render(value: DwarfValue, depth: int, opts: FormatOptions, child: ChildText)
     if printer is None:
         return None
     call.printed_top = call.printed_top or depth == 0
-    if depth >= opts.max_depth:
-        return "{...}"
-    hint = _hint(printer)
+    hint = _hint(printer)  # (its text even past max-depth: its children are `{...}` there)
     try:
         head = _string_repr(printer, hint, depth, opts, child)
     except PrintAborted:

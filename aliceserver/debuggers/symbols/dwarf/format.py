@@ -112,7 +112,8 @@ class FormatOptions:
     symbols: bool = True  # gdb's `print symbol`: off, a data pointer shows no <symbol>
     null_stop: bool = False  # gdb's `print null-stop`: a char array ends at its first NUL
     ascii: bool = False  # gdb's `set target-charset ASCII`: a string's bytes past 127 in octal
-    max_depth: int = 20
+    max_depth: int = 20  # gdb's `print max-depth`: deeper structs, unions, arrays are `{...}`
+    static_members: bool = True  # gdb's `print static-members`
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
     summary: bool = False  # frame lines: a printer's children as `{...}`
@@ -225,11 +226,13 @@ class _Formatter:
             _prefetch(value)
             return self.array(value, t, depth)
         if isinstance(t, ReferenceType):
+            if depth >= self.opts.max_depth and _aggregate(t.target):  # gdb's do_val_print
+                return "{...}"
             at = f"@{value.as_int() & MASK64:#x}" if self.opts.addresses else ""
             if not self.deref_refs:
                 return at
-            target = value.pointer_target()
-            return (at + ": " if at else "") + self.value(target, depth + 1)
+            target = value.pointer_target()  # at the reference's depth (generic_val_print_ref)
+            return (at + ": " if at else "") + self.value(target, depth)
         if isinstance(t, FunctionType):
             addr = value.address or 0
             if self.opts.fmt in ("x", "d", "u", "o", "t", "z", "f"):  # gdb: a function is 1 byte long
@@ -425,13 +428,15 @@ class _Formatter:
         bases = sum(1 for m in t.members if m.is_base)
         if classes is not None and 0 < bases < len(parts):
             classes[slot] = type_name(t)
-        if all(m.is_base for m in t.members) and not t.statics:  # bases only, or nothing
+        if all(m.is_base for m in t.members) and not (t.statics and self.opts.static_members):  # bases only, or nothing
             parts.append("<No data fields>")
         return "{" + ", ".join(parts) + "}"
 
     def _members(self, value: Value, t: StructType, depth: int, parts: list[str]) -> None:
         for member in t.fields_in_order():
             if isinstance(member, StaticMember):
+                if not self.opts.static_members:
+                    continue
                 label = f"static {member.name} = "
                 child = static_value(value, member)
             else:
@@ -557,6 +562,12 @@ class _Formatter:
         shown = _limit_by_runs(data, self.opts.max_elements)
         text = string_literal(data[:shown], self.opts.repeat_threshold, self.opts.ascii)
         return text + ("..." if shown < len(data) else "")
+
+
+def _aggregate(t: Type) -> bool:
+    """A struct, union or array that is no string: what print max-depth cuts short."""
+    t = strip(t)
+    return isinstance(t, StructType) or (isinstance(t, ArrayType) and not is_char_type(t.element))
 
 
 def _float_sized(t: Type) -> bool:
