@@ -90,6 +90,7 @@ class SourceSymbols:
         self._resolver = LocationResolver(self)
         # (module path, load bias, lookup pc) -> the name frames show there (asked at every stop)
         self._frame_names: dict[tuple[str, int, int], str | None] = {}
+        self._shadowed_mains: dict[tuple[str, int], bool] = {}  # (module, main's DIE): _shadowed_by_namespace
         self._function_ranges: dict[tuple[str, int, int], tuple[int, int, int] | None] = {}
         self._inline_chains: dict[tuple[str, int, int], tuple[DIE, ...]] = {}
         # (module path, load bias, pc, pc exact, signal trampoline, symbol) -> the frames shown there
@@ -106,6 +107,7 @@ class SourceSymbols:
             if values is not None:
                 values.units.close()
         self._values.clear()
+        self._shadowed_mains.clear()
         self._all, self._all_key = [], ()
         self.prefetch.close()
         indexahead.close(self._cache)  # (a child indexing the libraries of this image)
@@ -578,7 +580,12 @@ class SourceSymbols:
         if function == "main":  # C's, unless the program names another (gdb's main_name)
             return not any(self._marked_main(module, f.low + module.base) for f in self._crate_mains(module))
         found = self._marked_main(module, lookup)
-        return found is not None and not _shadowed_by_namespace(found)
+        if found is None:
+            return False
+        key = (module.path, found.offset)  # (a crate's namespace may have thousands of children)
+        if key not in self._shadowed_mains:
+            self._shadowed_mains[key] = _shadowed_by_namespace(found)
+        return not self._shadowed_mains[key]
 
     def _crate_mains(self, module: Module) -> list[FunctionMatch]:
         """The module's functions named `CRATE::main` (Rust's, rustc's C `main` calls it)."""
