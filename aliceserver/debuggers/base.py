@@ -458,7 +458,7 @@ class IDebugger(Protocol):
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
                          null_stop: bool = False, ascii: bool = False, static_members: bool = True,
-                         max_depth: int = 20) -> None:
+                         max_depth: int = 20, unions: bool = True) -> None:
         """gdb's `print elements` (string chars and array elements shown), `print repeats`
         (a run of equal elements at least this long shows as `<repeats N times>`) and
         `print address` (False: a pointer shows as its `<symbol+offset>` alone) and
@@ -471,7 +471,8 @@ class IDebugger(Protocol):
         string ends at its first NUL); `ascii` gdb's `set target-charset ASCII` (a string's
         bytes past 127 in octal, UTF-8 or not); `static_members` gdb's `print static-members`
         (off: a class's static members are not shown); `max_depth` gdb's `print max-depth`
-        (structs, unions and arrays nested deeper show as `{...}`)."""
+        (structs, unions and arrays nested deeper show as `{...}`); `unions` gdb's `print union`
+        (off: a union inside another value shows as `{...}`)."""
         ...
 
     def history_count(self) -> int:

@@ -1,6 +1,7 @@
-"""`set print static-members` and `set print max-depth` (and print's `-static-members`,
-`-max-depth` options) as gdb 13 prints with them; they were refused ("not supported by
-aliceserver except as on" / "not supported"). Off, a class's static members are left out;
+"""`set print static-members`, `set print max-depth` and `set print union` (and print's
+`-static-members`, `-max-depth`, `-union` options) as gdb 13 prints with them; they were
+refused ("not supported by aliceserver except as on" / "not supported"). Off, a class's
+static members are left out, a union inside another value is `{...}`;
 past max-depth a struct, union or array is `{...}`, a printer's text stays with its children
 `{...}` (`std::vector of length 1, capacity 1 = {...}`), and a reference is at its referent's
 depth (`p ref` at depth 1 shows the members)."""
@@ -33,11 +34,13 @@ def test_static_members_and_max_depth_like_gdb(builder: Builder) -> None:
         "set print max-depth 1", "show print max-depth", "print h", "print ref", "set print max-depth 0",
         "print ref", "print h.inner.deep", "print h.inner.item.price", "set print max-depth 2", "print h",
         "print -max-depth 1 -- h.byid", "set print max-depth unlimited", "show print max-depth",
-        "set print pretty on", "set print max-depth 1", "print h"]  # fmt: skip
+        "set print union off", "print h", "print h.tag", "print -union on -- h", "show print union",
+        "set print union on", "set print pretty on", "set print max-depth 1", "print h"]  # fmt: skip
     # (the program's environment the same under both: its stack addresses too)
     expected = batch_in_program_dir([str(gdb_path())], commands, program)
     shown = batch_in_program_dir([sys.executable, "-m", "aliceserver"], commands, program)
     assert shown == expected
-    assert "static count" not in shown.split("set print static-members on")[0]
+    assert '$1 = {deep = {0, 0}, item = {name = "", price = 0}}' in shown, shown  # no statics
     assert "items = std::vector of length 1, capacity 1 = {...}" in shown, shown
     assert "(Holder &) {...}" in shown and "Maximum print depth is unlimited." in shown, shown
+    assert "<Base> = {b = 0}, tag = {...}, inner" in shown and "tag = {i = 0, f = 0}" in shown, shown

@@ -56,7 +56,7 @@ def test_follow_fork_mode_child_stops_in_the_child(builder: Builder, tmp_path: P
 def test_unimplemented_settings_refused_by_name(builder: Builder, tmp_path: Path) -> None:
     program = builder.build("print_limits")
     commands = ["set remotewritesize 5", "show remotewritesize", "set max-user-call-depth 5", "set debug infrun 1",
-                "set detach-on-fork off", "set print union off", "show print union"]
+                "set detach-on-fork off", "set print vtbl on", "show print vtbl"]
     args = ["-batch", "-nx"] + [word for command in commands for word in ("-ex", command)] + [str(program)]
     got = ours(args, tmp_path)
     assert got.stderr.splitlines() == [
@@ -65,9 +65,9 @@ def test_unimplemented_settings_refused_by_name(builder: Builder, tmp_path: Path
         'The setting "max-user-call-depth" is not supported by aliceserver.',
         'The setting "debug" is not supported by aliceserver.',
         'The setting "detach-on-fork" is not supported by aliceserver except as on.',
-        'The setting "print union" is not supported by aliceserver except as on.',
+        'The setting "print vtbl" is not supported by aliceserver except as off.',
     ]
-    assert got.stdout == "Printing of unions interior to structures is on.\n"
+    assert got.stdout == "Printing of C++ virtual function tables is off.\n"
 
 
 def test_names_gdb_has_no_setting_of_answer_like_gdb(builder: Builder, tmp_path: Path) -> None:

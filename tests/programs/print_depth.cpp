@@ -1,5 +1,5 @@
-// gdb's `print static-members` and `print max-depth` over classes, bases, references and
-// library values through their printers.
+// gdb's `print static-members`, `print max-depth` and `print union` over classes, bases,
+// references, unions and library values through their printers.
 #include <map>
 #include <string>
 #include <vector>
@@ -17,7 +17,12 @@ struct Inner {
 struct Base {
     int b;
 };
+union Tag {
+    int i;
+    float f;
+};
 struct Holder : Base {
+    Tag tag;
     Inner inner;
     std::vector<Item> items;
     std::map<int, Inner> byid;

@@ -167,7 +167,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_call_options(strict_types=value == "on")
     elif name in ("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
                   "print symbol", "print null-stop", "target-charset", "print static-members",
-                  "print max-depth"):
+                  "print max-depth", "print union"):
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:
         log_file.changed(ctx, name, from_tty=not from_mi)

@@ -24,7 +24,8 @@ _TRUTHS = {"on": "on", "yes": "on", "enable": "on", "1": "on", "off": "off", "no
            "0": "off"}  # fmt: skip
 # settings the engine's formatter takes through apply_print_limits
 _LIMITS = frozenset(("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
-                     "print symbol", "print null-stop", "print static-members", "print max-depth"))
+                     "print symbol", "print null-stop", "print static-members", "print max-depth",
+                     "print union"))
 
 
 def split_print_options(text: str) -> tuple[list[tuple[str, str]], str]:

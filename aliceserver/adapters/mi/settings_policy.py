@@ -16,7 +16,7 @@ only the values we do, and refuses the others by name):
 | print pretty, print object, print entry-values | the MI session's values, frames.py |
 | print elements, print repeats, print address, print array-indexes | the engine's formatter (`apply_print_limits`); address also frames.py |
 | print nibbles, print symbol, print null-stop | the engine's formatter (`apply_print_limits`); nibbles also x (examine.py), its separator the current language's |
-| print static-members, print max-depth | the engine's formatter (`apply_print_limits`) |
+| print static-members, print max-depth, print union | the engine's formatter (`apply_print_limits`) |
 | print frame-arguments, print frame-info | frames.py, console_frames.py (frame, bt and its -frame-info/-frame-arguments), notify.py (stops) |
 | output-radix, input-radix, radix | radix.py: the engine's formatter and expression reader (`apply_print_limits`) |
 | print thread-events | notify.py: off drops the [New Thread ...] and [Thread ... exited] lines |
@@ -46,7 +46,7 @@ only the values we do, and refuses the others by name):
 | complaints | any: aliceserver makes no complaints about symbols, so none is over the limit |
 | debuginfod enabled, python print-stack, verbose, editing, style enabled, exec-done-display, trace-commands | only gdb's defaults: they change nothing aliceserver does |
 | backtrace limit, max-value-size | only gdb's defaults |
-| print demangle, print asm-demangle, print union, print array, print vtbl, write | only gdb's defaults: the engine's formatter and disassembler write names and values as gdb does by default; no file is opened for writing |
+| print demangle, print asm-demangle, print array, print vtbl, write | only gdb's defaults: the engine's formatter and disassembler write names and values as gdb does by default; no file is opened for writing |
 | annotate | 0 and 1 (annotations.py: the source lines of frames, and info line's); 2's annotations of prompts, frames and values are not written |
 | dprintf-style, dprintf-function, dprintf-channel | dprintf.py: gdb's printf line, or call's `call (void) FUNCTION ([CHANNEL,]ARGS)` run in the program; agent falls back to gdb's printf with gdb's warning (no target here runs breakpoint commands) |
 | max-completions | completion.py (`-complete`) |
@@ -136,7 +136,7 @@ _ONLY: dict[str, tuple[str, ...]] = {
     "target-charset": ("auto", "ASCII", "ANSI_X3.4-1968", "UTF-8"), "target-wide-charset": ("auto",), "osabi": ("auto",),
     "debuginfod enabled": ("off",),
     "python print-stack": ("message",), "verbose": ("off",),
-    "print demangle": ("on",), "print asm-demangle": ("off",), "print union": ("on",), "print array": ("off",),
+    "print demangle": ("on",), "print asm-demangle": ("off",), "print array": ("off",),
     "print vtbl": ("off",), "write": ("off",),
     "annotate": ("0", "1"),
     "editing": ("off",), "style enabled": ("off",), "exec-done-display": ("off",),
@@ -269,7 +269,8 @@ def apply_print_limits(session: MiSession, separator: str | None = None) -> None
     """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
     `print array-indexes`, `output-radix`, `print nibbles` (with the current language's
     separator, unless `separator` gives it), `print symbol`, `print null-stop`,
-    `target-charset` (ASCII or not), `print static-members` and `print max-depth`."""
+    `target-charset` (ASCII or not), `print static-members`, `print max-depth` and
+    `print union`."""
     unlimited = 2**31 - 1
 
     def on(name: str) -> bool:
@@ -292,7 +293,7 @@ def apply_print_limits(session: MiSession, separator: str | None = None) -> None
                                       null_stop=on("print null-stop"),
                                       ascii=ascii_target(session.settings),
                                       static_members=on("print static-members"),
-                                      max_depth=number("print max-depth"))
+                                      max_depth=number("print max-depth"), unions=on("print union"))
 
 
 def ascii_target(settings: Settings) -> bool:

@@ -381,12 +381,12 @@ class PtraceDebugger(EngineQueries, EngineSymbolQueries):
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
                          null_stop: bool = False, ascii: bool = False, static_members: bool = True,
-                         max_depth: int = 20) -> None:
+                         max_depth: int = 20, unions: bool = True) -> None:
         self._expressions.set_print_limits(elements=elements, repeats=repeats, addresses=addresses,
                                            array_indexes=array_indexes, output_radix=output_radix,
                                            input_radix=input_radix, nibbles=nibbles, symbols=symbols,
                                            null_stop=null_stop, ascii=ascii, static_members=static_members,
-                                           max_depth=max_depth)  # fmt: skip
+                                           max_depth=max_depth, unions=unions)  # fmt: skip
 
     def evaluate(self, expression: str, thread_id: int | None = None, level: int = 0, fmt: str | None = None, *,
                  dynamic: DynamicTypes = DynamicTypes.NONE, type_only: bool = False, calls: bool = True,

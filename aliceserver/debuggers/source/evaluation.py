@@ -155,7 +155,7 @@ class Expressions:
                          array_indexes: bool = False, output_radix: int = 10,
                          input_radix: int = 10, nibbles: str = "", symbols: bool = True,
                          null_stop: bool = False, ascii: bool = False, static_members: bool = True,
-                         max_depth: int = 20) -> None:
+                         max_depth: int = 20, unions: bool = True) -> None:
         self._values.max_elements, self._values.repeat_threshold = elements, repeats
         self._values.addresses, self._values.array_indexes = addresses, array_indexes
         self._values.output_format = {16: "x", 8: "o"}.get(output_radix)
@@ -163,6 +163,7 @@ class Expressions:
         self._values.nibbles, self._values.symbols, self._values.null_stop = nibbles, symbols, null_stop
         self._values.ascii = ascii
         self._values.static_members, self._values.max_depth = static_members, max_depth
+        self._values.unions = unions
         self._stop_cache.values_changed()  # values already formatted under the old limits
 
 

@@ -304,6 +304,7 @@ class VariableStore:
         self.ascii = False  # gdb's `set target-charset ASCII`
         self.static_members = True  # gdb's `print static-members`
         self.max_depth = FormatOptions().max_depth  # gdb's `print max-depth`
+        self.unions = True  # gdb's `print union`
         self.input_radix = 10  # gdb's `input-radix`, for the expressions' numbers
         self._scalars = ScalarDescriptions()  # kept across stops (scalarmemo.py)
         self._pointers = PointerDescriptions()  # kept across stops (pointermemo.py)
@@ -315,7 +316,7 @@ class VariableStore:
                              array_indexes=self.array_indexes, output_format=self.output_format,
                              nibbles=self.nibbles, symbols=self.symbols, null_stop=self.null_stop,
                              ascii=self.ascii, classes=classes, static_members=self.static_members,
-                             max_depth=self.max_depth)
+                             max_depth=self.max_depth, unions=self.unions)
 
     def as_text(self, value: Value) -> str:
         """The value as print shows it, its symbols named (gdb's str() of a gdb.Value)."""
@@ -343,7 +344,8 @@ class VariableStore:
         if self.printers is None or not self.printers.started:
             how = (fmt, top, aggregate_value, dynamic, block_depth, locationless, position, self.max_elements,
                    self.repeat_threshold, self.addresses, self.array_indexes, self.output_format, self.nibbles,
-                   self.symbols, self.null_stop, self.ascii, self.static_members, self.max_depth)  # fmt: skip
+                   self.symbols, self.null_stop, self.ascii, self.static_members, self.max_depth,
+                   self.unions)  # fmt: skip
             key = scalar_key(name, value, how)
             if key is not None:
                 found = self._scalars.find(key, value.address)

@@ -114,6 +114,7 @@ class FormatOptions:
     ascii: bool = False  # gdb's `set target-charset ASCII`: a string's bytes past 127 in octal
     max_depth: int = 20  # gdb's `print max-depth`: deeper structs, unions, arrays are `{...}`
     static_members: bool = True  # gdb's `print static-members`
+    unions: bool = True  # gdb's `print union`: off, a union inside another value is `{...}`
     symbolize: Symbolize | None = None
     pretty: PrettyHook | None = None  # pretty printers (not with fmt "r": raw)
     summary: bool = False  # frame lines: a printer's children as `{...}`
@@ -409,7 +410,7 @@ class _Formatter:
 
     # --- aggregates -------------------------------------------------------------------
     def struct(self, value: Value, t: StructType, depth: int) -> str:
-        if depth >= self.opts.max_depth:
+        if depth >= self.opts.max_depth or (depth and t.keyword == "union" and not self.opts.unions):
             return "{...}"
         if t.variants is not None and not t.members:
             return self.variant(value, t, depth)
