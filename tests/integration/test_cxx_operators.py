@@ -186,3 +186,19 @@ def test_methods_on_made_up_values_like_gdb(builder: Builder) -> None:
     assert shown.count("Attempt to take address of value not located in memory.") == 4, shown
     assert shown.count("Attempt to take contents of a non-pointer value.") == 2, shown
     assert "$1 = 4\ntype = int\n$2 = (Item &) @0x" in shown and "$3 = 3\n$4 = 4\n" in shown, shown
+
+
+QUALIFIED = marker_line(PROGRAMS_DIR / "cpp_qualified_members.cpp", "here")
+
+
+def test_base_members_named_through_the_object_like_gdb(builder: Builder) -> None:
+    """`n.Shape::id` (a member a derived class hides), `p->Shape::id`, `n.Square::side`: the
+    member of that class's subobject, as gdb's; they were "A syntax error in expression,
+    near `::id'.". A qualifier that names no type is gdb's syntax error at the end, a field
+    that class lacks gdb's "There is no field named"."""
+    program = MoreBuilder(builder.cache_dir).build_cpp("cpp_qualified_members", CPP_FLAGS)
+    shown = output_like_gdb(program, [
+        f"break cpp_qualified_members.cpp:{QUALIFIED}", "run", "print n.Shape::id", "print n.id",
+        "print p->Shape::id", "print n.Square::side", "whatis n.Named::name", "print n.Shape::id = 3",
+        "print n.Nope::id", "print n.Square::nosuch"])  # fmt: skip
+    assert "$1 = 1\n$2 = 7\n$3 = 1\n$4 = 2\ntype = std::string\n$5 = 3\n" in shown, shown

@@ -14,6 +14,7 @@ from aliceserver.debuggers.symbols.dwarf.expr.classcast import (
     is_base_of,
     reinterpret_cast,
     same_class,
+    upcast,
 )
 from aliceserver.debuggers.symbols.dwarf.expr.convert import (
     Builtins,
@@ -674,6 +675,8 @@ class Evaluator:
             raise EvaluationError(
                 "Attempt to extract a component of a value that is not a structure" + (" pointer." if arrow else ".")
             )
+        if "::" in name and t.cplus:  # `n.Shape::id`: the member of that base (or class) itself
+            return self._qualified_member(base, name)
         found = base.find_member(name)
         if found is None and t.cplus and t.methods is not None and len(t.methods(name)) == 1:
             # `obj.method` uncalled: the method, as gdb's `{void (Sink * const)} 0x... <Sink::flush()>`
@@ -683,6 +686,20 @@ class Evaluator:
         if found is None:
             what = "member or method" if t.cplus else "member"  # gdb's words in C++ / C
             raise EvaluationError(f"There is no {what} named {name}.")
+        return found
+
+    def _qualified_member(self, base: Value, name: str) -> Value:
+        """gdb's value_struct_elt_for_reference of `obj.Class::field`: the field of the
+        object's subobject of that class (the class itself or a base)."""
+        owner_name, _, field = name.rpartition("::")
+        owner = self.symbols.lookup_type(owner_name)
+        target = strip(owner) if owner is not None else None
+        if not isinstance(target, StructType) or not (same_class(target, base.type) or is_base_of(target, base.type)):
+            raise EvaluationError(f"There is no member named {name}.")
+        part = base if same_class(target, base.type) else upcast(base, target)
+        found = part.find_member(field)
+        if found is None:
+            raise EvaluationError(f"There is no field named {field}")
         return found
 
     def pointer_add(self, pointer: Value, count: int) -> Value:

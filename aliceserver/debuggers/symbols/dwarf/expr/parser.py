@@ -416,9 +416,18 @@ class _Parser(TokenCursor):
             return name + written
         return name
 
-    def member_name(self) -> str:
-        """An identifier, or an operator's name (`operator[]`, `operator==`, `operator()`)."""
+    def member_name(self, qualified: bool = False) -> str:
+        """An identifier, or an operator's name (`operator[]`, `operator==`, `operator()`);
+        `qualified` (after `.` or `->`): in C++ a base class's member too (`n.Shape::id`:
+        gdb's qualified name, its class a type, else gdb's syntax error at the end, as its
+        lexer reads the whole name)."""
         name = self.next().text
+        while qualified and self.cplus and self.at_op("::") and self.peek().kind == "ident":
+            if not self.is_type(name):
+                self.pos = len(self.tokens) - 1
+                raise self.error()
+            self.next()
+            name += "::" + self.next().text
         if name != "operator" or self.tok.kind != "op":
             return name
         symbol = self.next().text
@@ -525,7 +534,7 @@ class _Parser(TokenCursor):
                 arrow = self.next().text == "->"
                 if self.tok.kind != "ident":
                     raise self.error()
-                expr = ast.Member(expr, self.member_name(), arrow)
+                expr = ast.Member(expr, self.member_name(qualified=True), arrow)
             elif self.at_op("("):
                 self.next()
                 args: list[ast.Expr] = []
