@@ -8,11 +8,12 @@ resumes, as the DAP overview says references live only while stopped.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
 from aliceserver.adapters.dap.messages import StaleReference
-from aliceserver.debuggers.model import PrinterView, VariableScope
+from aliceserver.debuggers.model import PrinterView, StackFrame, VariableScope
 
 _MAX_ID = 2**31 - 1  # clients keep these in int32
 
@@ -62,6 +63,10 @@ class Handles:
         self._frame_ids: dict[tuple[int, int], int] = {}  # (thread, level): a tuple hashes in C
         self._variables: dict[int, VariableRef] = {}
         self._scope_ids: dict[ScopeRef, int] = {}
+        # thread: (the level of the program's main, None where not among them; how many frames
+        # from the top were looked at), for this stop: a page far down the stack needs not
+        # the frames above it again to know whether it is below main (the runtime's)
+        self._mains: dict[int, tuple[int | None, int]] = {}
 
     def _new_id(self) -> int:
         ident = self._next
@@ -76,6 +81,21 @@ class Handles:
             self._frame_ids.clear()
             self._variables.clear()
             self._scope_ids.clear()
+            self._mains.clear()
+
+    def main_seen(self, thread_id: int) -> tuple[int | None, int]:
+        """(main's level if seen, how many frames from the top were seen) at this stop."""
+        with self._lock:
+            return self._mains.get(thread_id, (None, 0))
+
+    def saw_frames(self, thread_id: int, start: int, frames: Sequence[StackFrame]) -> None:
+        """The frames from level `start` were listed: main among them is remembered."""
+        with self._lock:
+            main, seen = self._mains.get(thread_id, (None, 0))
+            if main is None and start <= seen:  # (contiguous with what was seen)
+                main = next((f.level for f in frames if f.program_main), None)
+                seen = max(seen, start + len(frames))
+            self._mains[thread_id] = (main, seen)
 
     def frame_id(self, thread_id: int, level: int) -> int:
         return self.frame_ids(thread_id, [level])[0]

@@ -25,7 +25,6 @@ from aliceserver.adapters.dap.shapes import (
     module_json,
     source_json,
 )
-from aliceserver.adapters.gdbcommands.frames import past_main
 from aliceserver.debuggers.model import SourcePosition, StackFrame, VariableInfo, VariableScope
 from aliceserver.errors import AliceError, ProtocolError, TargetError
 
@@ -83,15 +82,20 @@ def stack_trace(session: DapSession, args: Arguments) -> JsonObject:
     thread = args.integer("threadId")
     start = max(0, args.opt_integer("startFrame", 0) or 0)
     levels = max(0, args.opt_integer("levels", 0) or 0)
-    # One more than asked tells whether the stack goes on, without unwinding all of it;
-    # from the top, to know which frames are below main (the engine keeps the unwinding).
-    shown = session.debugger.stack_trace(thread, 0, start + levels + 1 if levels else None)
-    runtime = past_main(shown)
-    frames = shown[start:]
+    # One more than asked tells whether the stack goes on, without unwinding all of it.
+    # Which frames are below main: from the frames above the page, listed from the top once
+    # a stop (the engine keeps the unwinding), so that each later page costs its own frames.
+    main, seen = session.handles.main_seen(thread)
+    if main is None and seen < start:
+        session.handles.saw_frames(thread, 0, session.debugger.stack_trace(thread, 0, start))
+    frames = session.debugger.stack_trace(thread, start, levels + 1 if levels else None)
+    session.handles.saw_frames(thread, start, frames)
+    main = session.handles.main_seen(thread)[0]
     more = bool(levels) and len(frames) > levels
     frames = frames[:levels] if levels else frames
     ids = session.handles.frame_ids(thread, [f.level for f in frames])
-    listed = [_frame_json(session, i, f, f.level in runtime) for i, f in zip(ids, frames, strict=True)]
+    last = main if main is not None else 1 << 62  # below it: the runtime's frames, shown subtle
+    listed = [_frame_json(session, i, f, f.level > last) for i, f in zip(ids, frames, strict=True)]
     body: JsonObject = {"stackFrames": listed}
     # A lower bound while more remain: the client asks again from where it got to.
     if frames or start == 0:
