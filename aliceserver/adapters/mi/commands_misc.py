@@ -165,9 +165,7 @@ def do_set(ctx: Context, text: str, *, from_mi: bool) -> None:
         session.debugger.set_call_options(may_call=value == "on")
     elif name == "check type":
         session.debugger.set_call_options(strict_types=value == "on")
-    elif name in ("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
-                  "print symbol", "print null-stop", "target-charset", "print static-members",
-                  "print max-depth", "print union"):
+    elif name in settings_policy.PRINT_LIMITS:
         settings_policy.apply_print_limits(session)
     elif name in log_file.SETTINGS:
         log_file.changed(ctx, name, from_tty=not from_mi)

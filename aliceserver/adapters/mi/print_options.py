@@ -22,10 +22,6 @@ _NUMBERS = ("elements", "max-depth", "repeats")
 _NAMES = tuple(sorted(_BOOLEANS + _NUMBERS))
 _TRUTHS = {"on": "on", "yes": "on", "enable": "on", "1": "on", "off": "off", "no": "off", "disable": "off",
            "0": "off"}  # fmt: skip
-# settings the engine's formatter takes through apply_print_limits
-_LIMITS = frozenset(("print elements", "print repeats", "print address", "print array-indexes", "print nibbles",
-                     "print symbol", "print null-stop", "print static-members", "print max-depth",
-                     "print union"))
 
 
 def split_print_options(text: str) -> tuple[list[tuple[str, str]], str]:
@@ -86,11 +82,11 @@ def print_options_applied(ctx: Context, options: list[tuple[str, str]]) -> Itera
                 raise MiError(f'The setting "{name}" is not supported by aliceserver.')
             kept.append((name, settings.get(name)))
             settings.set(name, value)
-        if any(name in _LIMITS for name, _ in options):
+        if any(name in settings_policy.PRINT_LIMITS for name, _ in options):
             settings_policy.apply_print_limits(session)
         yield
     finally:
         for name, value in reversed(kept):
             settings.set(name, value)
-        if any(name in _LIMITS for name, _ in kept):
+        if any(name in settings_policy.PRINT_LIMITS for name, _ in kept):
             settings_policy.apply_print_limits(session)

@@ -265,6 +265,12 @@ def refresh_nibbles(session: MiSession, tid: int | None = None, level: int = 0) 
         apply_print_limits(session, separator)
 
 
+# The settings the engine's formatter takes through apply_print_limits.
+PRINT_LIMITS = frozenset(("print elements", "print repeats", "print address", "print array-indexes",
+                          "print nibbles", "print symbol", "print null-stop", "target-charset",
+                          "print static-members", "print max-depth", "print union"))
+
+
 def apply_print_limits(session: MiSession, separator: str | None = None) -> None:
     """Tell the engine `print elements`, `print repeats` (unlimited: no limit), `print address`
     `print array-indexes`, `output-radix`, `print nibbles` (with the current language's

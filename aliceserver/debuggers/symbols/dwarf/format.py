@@ -426,8 +426,7 @@ class _Formatter:
             self._members(value, t, depth, parts)
         finally:
             self.deref_refs = deref_refs
-        bases = sum(1 for m in t.members if m.is_base)
-        if classes is not None and 0 < bases < len(parts):
+        if classes is not None and 0 < sum(1 for m in t.members if m.is_base) < len(parts):
             classes[slot] = type_name(t)
         if all(m.is_base for m in t.members) and not (t.statics and self.opts.static_members):  # bases only, or nothing
             parts.append("<No data fields>")
