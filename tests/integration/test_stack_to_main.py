@@ -81,7 +81,13 @@ def test_mi_rust_stack_ends_at_crate_main(rust_program: Path) -> None:
 
 def test_dap_rust_frames_demangled_and_runtime_subtle(dap: DapClient, builder: Builder, rust_program: Path) -> None:
     session = start_session(dap, rust_program, function_breakpoints=[PANIC_STOP])
+    # A page far down asked first at this stop: which of its frames are below main is found
+    # from the frames above it (then remembered for the stop), as when listed from the top.
+    pages = [dap.stack_trace(session.thread_id, start, 3) for start in (6, 3, 0, 9, 12)]
     frames = dap.stack_trace(session.thread_id)
+    paged = sorted((frame for page in pages for frame in page), key=lambda frame: frames.index(
+        next(f for f in frames if f["id"] == frame["id"])))  # fmt: skip
+    assert [f.get("presentationHint") for f in paged] == [f.get("presentationHint") for f in frames[:15]]
     names = [frame["name"] for frame in frames]
     assert not [name for name in names if name.startswith(("_ZN", "_R"))], names
     main = names.index("panic_index::main")
